@@ -1,0 +1,53 @@
+# camcore — build, install, run and test.
+#   make             release libcamcore.so into build/prefix (a staging install)
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make run         the main job: capture from the first camera (or the synthetic one)
+#   make test        every test: Swift, ABI/C/C++, Python, kernel (QEMU guest)
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+SOVER   := 0
+STAGE   := $(CURDIR)/build/prefix
+SWIFT   ?= swift
+LIBNAME := libcamcore.so.$(VERSION)
+
+RELEASE_FLAGS := -c release --product camcore \
+	-Xswiftc -static-stdlib \
+	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
+	-Xlinker -soname=libcamcore.so.$(SOVER)
+
+.PHONY: all lib stage install examples run test test-swift test-abi test-python test-kernel clean
+all: stage
+
+lib:
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+# Installs into $(DESTDIR)$(PREFIX): stripped .so with its symlinks, header, camcore.pc.
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 0755 .build/release/libcamcore.so $(DESTDIR)$(PREFIX)/lib/$(LIBNAME)
+	strip --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(LIBNAME)
+	ln -sf $(LIBNAME) $(DESTDIR)$(PREFIX)/lib/libcamcore.so.$(SOVER)
+	ln -sf libcamcore.so.$(SOVER) $(DESTDIR)$(PREFIX)/lib/libcamcore.so
+	install -m 0644 include/camcore.h $(DESTDIR)$(PREFIX)/include/camcore.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/camcore.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/camcore.pc
+
+# A staging install inside the tree, used by the examples and tests.
+stage:
+	$(MAKE) install PREFIX=$(STAGE) DESTDIR=
+
+examples: stage
+	$(MAKE) -C examples/c PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
+	$(MAKE) -C examples/cpp PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
+
+run: examples
+	LD_LIBRARY_PATH=$(STAGE)/lib ./examples/c/camcore-capture --frames 60 --snapshot snapshot.png
+
+test: examples
+	bash Tests/run-all
+
+clean:
+	rm -rf .build build
+	$(MAKE) -C examples/c clean
+	$(MAKE) -C examples/cpp clean

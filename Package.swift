@@ -1,0 +1,28 @@
+// swift-tools-version:5.9
+// camcore: a camera-control core for Linux, exported as libcamcore.so.
+import PackageDescription
+
+let package = Package(
+    name: "camcore",
+    products: [
+        // libcamcore.so: the C ABI declared in include/camcore.h.
+        .library(name: "camcore", type: .dynamic, targets: ["CamCoreCABI"]),
+    ],
+    targets: [
+        // The hand-written public header, imported so the exports match it.
+        .systemLibrary(name: "CCamCore", path: "Sources/CCamCore"),
+        // libv4l2 (device access through libv4l) with a shim for ioctl macros.
+        .systemLibrary(
+            name: "CV4L2", path: "Sources/CV4L2", pkgConfig: "libv4l2",
+            providers: [.apt(["libv4l-dev"])]),
+        // libudev (enumeration and hot-plug).
+        .systemLibrary(
+            name: "CUdev", path: "Sources/CUdev", pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]),
+        // The engine: pure Swift, no C-ABI types in its API.
+        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev"]),
+        // Only the @_cdecl exports and handle boxing.
+        .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"]),
+        .testTarget(name: "CamCoreTests", dependencies: ["CamCore"]),
+    ]
+)

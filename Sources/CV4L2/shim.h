@@ -1,0 +1,55 @@
+/*
+ * libv4l2 and <linux/videodev2.h> for Swift.
+ *
+ * Swift cannot call variadic C functions nor import function-like macros,
+ * so this shim gives fixed-signature wrappers for libv4l2's open/ioctl and
+ * the VIDIOC_* request numbers as constants. Nothing else lives here.
+ */
+#ifndef CAMCORE_CV4L2_SHIM_H
+#define CAMCORE_CV4L2_SHIM_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/eventfd.h>
+#include <poll.h>
+#include <linux/videodev2.h>
+#include <libv4l2.h>
+
+/* libv4l2 entry points with fixed signatures. */
+static inline int cc_v4l2_fd_open_noconvert(int fd) {
+    /* The driver's own formats only: no libv4lconvert emulation. */
+    return v4l2_fd_open(fd, V4L2_DISABLE_CONVERSION);
+}
+static inline int cc_v4l2_ioctl(int fd, unsigned long request, void *arg) {
+    return v4l2_ioctl(fd, request, arg);
+}
+static inline int cc_sys_open(const char *path, int flags) {
+    return open(path, flags);
+}
+
+/* VIDIOC_* request numbers. */
+static const unsigned long CC_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
+static const unsigned long CC_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
+static const unsigned long CC_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES;
+static const unsigned long CC_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;
+static const unsigned long CC_VIDIOC_G_FMT = VIDIOC_G_FMT;
+static const unsigned long CC_VIDIOC_S_FMT = VIDIOC_S_FMT;
+static const unsigned long CC_VIDIOC_TRY_FMT = VIDIOC_TRY_FMT;
+static const unsigned long CC_VIDIOC_G_PARM = VIDIOC_G_PARM;
+static const unsigned long CC_VIDIOC_S_PARM = VIDIOC_S_PARM;
+static const unsigned long CC_VIDIOC_REQBUFS = VIDIOC_REQBUFS;
+static const unsigned long CC_VIDIOC_QUERYBUF = VIDIOC_QUERYBUF;
+static const unsigned long CC_VIDIOC_QBUF = VIDIOC_QBUF;
+static const unsigned long CC_VIDIOC_DQBUF = VIDIOC_DQBUF;
+static const unsigned long CC_VIDIOC_STREAMON = VIDIOC_STREAMON;
+static const unsigned long CC_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;
+static const unsigned long CC_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
+static const unsigned long CC_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
+static const unsigned long CC_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
+
+/* Control ids built from class bases (function-like in the header). */
+static const uint32_t CC_V4L2_CID_CAMERA_ORIENTATION = V4L2_CID_CAMERA_ORIENTATION;
+
+#endif

@@ -1,0 +1,73 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The capture buffers of one streaming session and who holds them
+/// (SPEC S23). A buffer that the app retains is not handed back to the
+/// driver (or reused) until every retain is released; the pool itself
+/// lives as long as any frame refers to it, so a retained frame stays
+/// valid after the capture stopped. Subclasses own the memory.
+class BufferPool: @unchecked Sendable {
+    private struct State {
+        var retains: [Int]
+        /// The buffer was out with the app when its callback returned.
+        var held: [Bool]
+        /// Released buffers waiting for the capture thread to requeue them.
+        var pending: [Int] = []
+        var streaming = true
+    }
+    private let state: Mutex<State>
+    private let waker: Waker
+
+    init(count: Int, waker: Waker) {
+        state = Mutex(State(retains: Array(repeating: 0, count: count),
+                            held: Array(repeating: false, count: count)))
+        self.waker = waker
+    }
+
+    func retain(_ slot: Int) {
+        state.withLock { $0.retains[slot] += 1 }
+    }
+
+    func release(_ slot: Int) {
+        let wake: Bool = state.withLock { s in
+            guard s.retains[slot] > 0 else { return false }
+            s.retains[slot] -= 1
+            guard s.retains[slot] == 0, s.held[slot] else { return false }
+            s.held[slot] = false
+            guard s.streaming else { return false }
+            s.pending.append(slot)
+            return true
+        }
+        if wake { waker.wake() }
+    }
+
+    /// Called by the capture thread after the callbacks: true when the
+    /// buffer may go back to the driver now; false when the app holds it.
+    func finishDelivery(_ slot: Int) -> Bool {
+        state.withLock { s in
+            if s.retains[slot] > 0 { s.held[slot] = true; return false }
+            return true
+        }
+    }
+
+    /// True while the app holds the buffer.
+    func isHeld(_ slot: Int) -> Bool { state.withLock { $0.held[slot] } }
+
+    /// Buffers released since the last call, for the capture thread to requeue.
+    func takePending() -> [Int] {
+        state.withLock { s in
+            if s.pending.isEmpty { return [] }
+            let p = s.pending
+            s.pending.removeAll(keepingCapacity: true)
+            return p
+        }
+    }
+
+    /// Ends streaming: later releases only drop their hold.
+    func finishStreaming() { state.withLock { $0.streaming = false; $0.pending.removeAll() } }
+
+    /// Number of buffers the app holds now.
+    var heldCount: Int { state.withLock { $0.held.reduce(0) { $0 + ($1 ? 1 : 0) } } }
+}

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every failure the engine reports. Each case carries a message for the
+/// user (which device, which call, what the driver said). The C ABI maps
+/// each case to one stable `CAMCORE_E_*` code (SPEC S26, S29); raw errno
+/// never leaves the engine.
+public enum CamError: Error, Equatable, CustomStringConvertible {
+    case invalidArgument(String)
+    case noDevice(String)
+    case busy(String)
+    case access(String)
+    case notSupported(String)
+    case timeout(String)
+    case io(String)
+    case state(String)
+    case customSourceActive(String)
+    case wouldDeadlock(String)
+    case noMemory(String)
+    case internalError(String)
+
+    /// The human-readable detail.
+    public var message: String {
+        switch self {
+        case .invalidArgument(let m), .noDevice(let m), .busy(let m), .access(let m),
+             .notSupported(let m), .timeout(let m), .io(let m), .state(let m),
+             .customSourceActive(let m), .wouldDeadlock(let m), .noMemory(let m),
+             .internalError(let m):
+            return m
+        }
+    }
+
+    public var description: String { message }
+
+    /// Maps an errno from a device call to the error a user can act on.
+    /// `what` names the call and the device, e.g. "VIDIOC_STREAMON on /dev/video0".
+    public static func fromErrno(_ code: Int32, _ what: String) -> CamError {
+        let text = "\(what): \(String(cString: strerror(code)))"
+        switch code {
+        case ENODEV, ENOENT, ENXIO: return .noDevice(text)
+        case EBUSY: return .busy(text)
+        case EACCES, EPERM: return .access(text)
+        case EINVAL, ENOTTY, EOPNOTSUPP: return .notSupported(text)
+        case ETIMEDOUT: return .timeout(text)
+        case ENOMEM, ENOSPC: return .noMemory(text)
+        default: return .io(text)
+        }
+    }
+}

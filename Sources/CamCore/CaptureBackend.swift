@@ -1,0 +1,85 @@
+/// What an app asks a capture to use (SPEC S17).
+public struct CaptureRequest: Sendable, Equatable {
+    public var fourcc: FourCC
+    /// Size in pixels.
+    public var width: Int
+    public var height: Int
+    /// Frame rate in fps; nil keeps the driver's rate.
+    public var frameRate: FrameRate?
+    /// Capture buffers to ask for, 2...32.
+    public var bufferCount: Int
+
+    public init(fourcc: FourCC = .yuyv, width: Int = 640, height: Int = 480,
+                frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4) {
+        self.fourcc = fourcc; self.width = width; self.height = height
+        self.frameRate = frameRate; self.bufferCount = bufferCount
+    }
+
+    /// Throws invalidArgument for sizes, rates or buffer counts no camera can use.
+    public func validate() throws(CamError) {
+        guard width > 0, height > 0, width <= 65536, height <= 65536 else {
+            throw .invalidArgument("size \(width)x\(height) is out of range (1...65536)")
+        }
+        guard (2...32).contains(bufferCount) else {
+            throw .invalidArgument("buffer_count \(bufferCount) is out of range (2...32)")
+        }
+        if let r = frameRate, !r.isValid {
+            throw .invalidArgument("frame rate \(r.numerator)/\(r.denominator) is not a valid rate")
+        }
+    }
+}
+
+/// What a started capture really uses, as the driver applied it (S6).
+public struct CaptureFormat: Sendable, Equatable {
+    public var fourcc: FourCC
+    public var width: Int
+    public var height: Int
+    /// Bytes per row of each plane, as delivered in frames.
+    public var strides: [Int]
+    /// Bytes of one whole frame (sizeimage; summed over memory planes).
+    public var frameBytes: Int
+    /// The rate read back with VIDIOC_G_PARM; nil when the driver has none.
+    public var frameRate: FrameRate?
+    /// Buffers the driver granted.
+    public var bufferCount: Int
+}
+
+/// Counters of one capture session (S22).
+public struct CaptureStats: Sendable, Equatable {
+    public var delivered: UInt64 = 0
+    public var dropped: UInt64 = 0
+    public var corrupted: UInt64 = 0
+    public init() {}
+}
+
+/// What a backend's wait for a frame ends with.
+enum BackendEvent {
+    case frame(Frame)
+    /// The waker fired: stop, or buffers to requeue.
+    case woken
+    /// Nothing yet; wait again.
+    case idle
+    /// Streaming cannot go on.
+    case failed(CamError)
+}
+
+/// A source of frames behind a capturer: a V4L2 node or the synthetic
+/// camera. Called only from the capturer, one call at a time: `configure`
+/// and `streamOff` with the capture thread not running, `nextFrame` and
+/// `requeue` from the capture thread.
+protocol CaptureBackend: AnyObject {
+    /// The native fd while open (S28); nil for the synthetic camera.
+    var fileDescriptor: Int32? { get }
+    /// The buffers of the running session; nil when stopped.
+    var buffers: BufferPool? { get }
+    /// Sets format and rate, allocates buffers and starts streaming.
+    func start(_ request: CaptureRequest, waker: Waker) throws(CamError) -> CaptureFormat
+    /// Waits for the next frame or a wake-up.
+    func nextFrame() -> BackendEvent
+    /// Gives a buffer back to the driver.
+    func requeue(_ slot: Int) throws(CamError)
+    /// Stops streaming and frees the driver's queue. Idempotent.
+    func stop()
+    /// Closes the device. Idempotent.
+    func close()
+}

@@ -1,0 +1,168 @@
+import Synchronization
+
+/// One open camera (a V4L2 node or the synthetic camera) and its capture
+/// session (SPEC S16, S17, S22). Frames are delivered on the capturer's
+/// own capture thread, in order, one at a time. After `stop()` or
+/// `close()` returns, no callback runs again. Every method is safe from
+/// any thread; `start`, `stop` and `close` called from inside this
+/// capturer's own callback throw `wouldDeadlock` instead of hanging.
+public final class Capturer: @unchecked Sendable {
+    public typealias FrameHandler = (Frame) -> Void
+    public typealias ErrorHandler = (CamError) -> Void
+
+    public let device: DeviceInfo
+    private let backend: CaptureBackend
+    /// Serialises start/stop/close.
+    private let operations = Mutex(())
+    private struct Session {
+        var thread: CaptureThread?
+        var waker: Waker?
+        var format: CaptureFormat?
+        var closed = false
+    }
+    private let session = Mutex(Session())
+    private let counters = Mutex(CaptureStats())
+    private let running = Atomic<Bool>(false)
+    private let stopRequested = Atomic<Bool>(false)
+
+    init(device: DeviceInfo, backend: CaptureBackend) {
+        self.device = device
+        self.backend = backend
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// True while frames flow (false after an error ended streaming).
+    public var isStreaming: Bool { running.load(ordering: .acquiring) }
+
+    /// The format applied at the last start; nil before any start.
+    public var format: CaptureFormat? { session.withLock { $0.format } }
+
+    /// Counters since the last start.
+    public var stats: CaptureStats { counters.withLock { $0 } }
+
+    /// The native fd (S28), borrowed; nil for the synthetic camera or once closed.
+    public var fileDescriptor: Int32? {
+        session.withLock { $0.closed } ? nil : backend.fileDescriptor
+    }
+
+    private func onCaptureThread() -> Bool {
+        session.withLock { $0.thread?.isCurrent ?? false }
+    }
+
+    /// Negotiates `request`, starts streaming and delivers each frame to
+    /// `onFrame` on the capture thread. `onError` is called at most once,
+    /// when streaming ends on its own; no frame follows it.
+    /// Errors: invalidArgument, state (already started or closed),
+    /// notSupported, busy, noDevice, io, noMemory, wouldDeadlock.
+    public func start(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
+                      onError: @escaping ErrorHandler = { _ in }) throws(CamError) {
+        if onCaptureThread() { throw .wouldDeadlock("start() called from this capturer's own callback") }
+        try request.validate()
+        try operations.withLock { _ throws(CamError) in
+            let s = session.withLock { $0 }
+            if s.closed { throw CamError.state("the capturer is closed") }
+            if s.thread != nil { throw CamError.state("the capturer is already started; stop it first") }
+            let waker = try Waker()
+            let fmt = try backend.start(request, waker: waker)
+            counters.withLock { $0 = CaptureStats() }
+            stopRequested.store(false, ordering: .releasing)
+            running.store(true, ordering: .releasing)
+            do throws(CamError) {
+                let thread = try CaptureThread { [self] in
+                    captureLoop(onFrame: onFrame, onError: onError)
+                }
+                session.withLock { $0.thread = thread; $0.waker = waker; $0.format = fmt }
+            } catch {
+                running.store(false, ordering: .releasing)
+                backend.stop()
+                throw error
+            }
+        }
+    }
+
+    /// The capture thread: wait, deliver, requeue, until stopped or failed.
+    private func captureLoop(onFrame: FrameHandler, onError: ErrorHandler) {
+        var lastSequence: UInt32? = nil
+        while !stopRequested.load(ordering: .acquiring) {
+            switch backend.nextFrame() {
+            case .idle:
+                continue
+            case .woken:
+                requeueReleased()
+            case .failed(let error):
+                running.store(false, ordering: .releasing)
+                if !stopRequested.load(ordering: .acquiring) { onError(error) }
+                return
+            case .frame(var frame):
+                if let last = lastSequence {
+                    frame.droppedBefore = frame.sequence &- last &- 1
+                    // A sequence that went backwards (driver restart) is no gap.
+                    if frame.droppedBefore > 1 << 30 { frame.droppedBefore = 0 }
+                }
+                lastSequence = frame.sequence
+                let corrupted = frame.flags.contains(.corrupted)
+                counters.withLock {
+                    $0.delivered += 1
+                    $0.dropped += UInt64(frame.droppedBefore)
+                    if corrupted { $0.corrupted += 1 }
+                }
+                onFrame(frame)
+                let pool = frame.pool, slot = frame.slot
+                if pool?.finishDelivery(slot) ?? true {
+                    do { try backend.requeue(slot) } catch {
+                        running.store(false, ordering: .releasing)
+                        if !stopRequested.load(ordering: .acquiring) { onError(error) }
+                        return
+                    }
+                }
+                requeueReleased()
+            }
+        }
+    }
+
+    private func requeueReleased() {
+        // Released buffers come back through the pool of the current session.
+        guard let pool = backend.buffers else { return }
+        for slot in pool.takePending() { try? backend.requeue(slot) }
+    }
+
+    /// Stops streaming; afterwards no callback runs. Stopping a stopped
+    /// capturer does nothing. Errors: wouldDeadlock (from the callback).
+    public func stop() throws(CamError) {
+        if onCaptureThread() { throw .wouldDeadlock("stop() called from this capturer's own callback") }
+        operations.withLock { _ in stopLocked() }
+    }
+
+    private func stopLocked() {
+        let (thread, waker) = session.withLock { s in
+            let t = (s.thread, s.waker)
+            s.thread = nil
+            s.waker = nil
+            return t
+        }
+        guard let thread else { return }
+        stopRequested.store(true, ordering: .releasing)
+        waker?.wake()
+        thread.join()
+        running.store(false, ordering: .releasing)
+        backend.stop()
+    }
+
+    /// Stops and closes the device: its fd is closed when this returns.
+    /// Closing twice is fine. Errors: wouldDeadlock (from the callback).
+    public func close() throws(CamError) {
+        if onCaptureThread() { throw .wouldDeadlock("close() called from this capturer's own callback") }
+        operations.withLock { _ in
+            stopLocked()
+            let wasOpen = session.withLock { s in
+                let open = !s.closed
+                s.closed = true
+                return open
+            }
+            if wasOpen { backend.close() }
+        }
+    }
+}

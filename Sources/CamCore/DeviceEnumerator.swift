@@ -1,0 +1,71 @@
+/// Builds the device list from udev and short V4L2 queries (SPEC S1–S4).
+enum DeviceEnumerator {
+    /// The capture devices present now, in node order. Each node is opened
+    /// only for QUERYCAP, one ENUM_FMT and the orientation control, then
+    /// closed (S3). Nodes that cannot be opened are skipped.
+    static func captureDevices() -> [DeviceInfo] {
+        var out: [DeviceInfo] = []
+        var seen: [String: Int] = [:]
+        for u in UdevDevices.videoNodes() {
+            guard var info = probe(u) else { continue }
+            // Two identical cameras without serial numbers on one path cannot
+            // happen, but a clash must still not give two devices one id.
+            if let n = seen[info.id] {
+                seen[info.id] = n + 1
+                info.id += "#\(n + 1)"
+            } else {
+                seen[info.id] = 1
+            }
+            out.append(info)
+        }
+        return out
+    }
+
+    static func probe(_ u: UdevNode) -> DeviceInfo? {
+        guard let node = try? V4L2Node(path: u.devnode) else { return nil }
+        defer { node.close() }
+        guard let caps = try? V4L2Query.capabilities(node),
+              V4L2Query.isVideoCapture(caps.deviceCaps) else { return nil }
+        let type = V4L2Query.bufferType(caps.deviceCaps)
+        guard !V4L2Query.pixelFormats(node, type: type).isEmpty else { return nil }
+        let devType = deviceType(driver: caps.driver, udev: u)
+        let position = V4L2Query.orientation(node) ?? defaultPosition(devType)
+        return DeviceInfo(
+            id: stableID(u, busInfo: caps.busInfo), name: caps.card, node: u.devnode,
+            busInfo: caps.busInfo, driver: caps.driver, usbVendorID: u.usbVendorID,
+            usbProductID: u.usbProductID, type: devType, position: position,
+            deviceCaps: caps.deviceCaps,
+            isMultiplanar: type == 9 /* V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE */)
+    }
+
+    /// S2: built from ID_SERIAL (only when the camera has a serial number,
+    /// else identical models would share it) or ID_PATH, and the node index;
+    /// bus_info stands in where udev has no data. Never from /dev/videoN.
+    static func stableID(_ u: UdevNode, busInfo: String) -> String {
+        let base: String
+        if u.idSerialShort != nil, let s = u.idSerial {
+            base = "serial-" + s
+        } else if let p = u.idPath {
+            base = "path-" + p
+        } else {
+            base = "bus-" + busInfo
+        }
+        return "v4l2:\(base):\(u.index)"
+    }
+
+    static func deviceType(driver: String, udev: UdevNode) -> DeviceType {
+        if driver == "vivid" || driver == "v4l2 loopback" || driver.hasPrefix("v4l2loopback") {
+            return .virtual
+        }
+        if udev.isUSB { return udev.removable == "fixed" ? .builtin : .external }
+        return .builtin
+    }
+
+    static func defaultPosition(_ t: DeviceType) -> CameraPosition {
+        switch t {
+        case .builtin: return .front
+        case .external: return .external
+        case .virtual: return .unknown
+        }
+    }
+}

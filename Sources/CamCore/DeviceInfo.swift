@@ -1,0 +1,55 @@
+/// What kind of camera a device is (SPEC S2).
+public enum DeviceType: Int32, Sendable {
+    /// Built into the machine: a non-removable camera.
+    case builtin = 0
+    /// Plugged in: removable, or on a bus whose removability is unknown.
+    case external = 1
+    /// Software: the synthetic camera, vivid, v4l2loopback.
+    case virtual = 2
+}
+
+/// Where a camera faces (SPEC S2): from V4L2_CID_CAMERA_ORIENTATION when
+/// the driver has it, else builtin → front, external → external.
+public enum CameraPosition: Int32, Sendable {
+    case unknown = 0
+    case front = 1
+    case back = 2
+    case external = 3
+}
+
+/// One camera: one V4L2 capture node, or the synthetic camera (S1, S2, S4).
+public struct DeviceInfo: Sendable, Equatable {
+    /// Stable unique id: from udev's ID_SERIAL (when the camera has a
+    /// serial number) or ID_PATH, plus the capture-node index; survives
+    /// replugging into the same port and /dev/videoN renumbering.
+    public var id: String
+    /// Display name (V4L2 `card`).
+    public var name: String
+    /// Device node path, e.g. "/dev/video0"; "synthetic" for the synthetic camera.
+    public var node: String
+    /// V4L2 `bus_info`.
+    public var busInfo: String
+    /// V4L2 `driver`.
+    public var driver: String
+    /// USB vendor and product id, 0 where unknown.
+    public var usbVendorID: UInt16
+    public var usbProductID: UInt16
+    public var type: DeviceType
+    public var position: CameraPosition
+    /// V4L2 `device_caps` (V4L2_CAP_* bits); 0 for the synthetic camera.
+    public var deviceCaps: UInt32
+    /// The node speaks the multi-planar API (V4L2_CAP_VIDEO_CAPTURE_MPLANE only).
+    public var isMultiplanar: Bool
+    /// The built-in synthetic camera.
+    public var isSynthetic: Bool
+
+    public init(id: String, name: String, node: String, busInfo: String, driver: String,
+                usbVendorID: UInt16 = 0, usbProductID: UInt16 = 0, type: DeviceType,
+                position: CameraPosition, deviceCaps: UInt32 = 0, isMultiplanar: Bool = false,
+                isSynthetic: Bool = false) {
+        self.id = id; self.name = name; self.node = node; self.busInfo = busInfo
+        self.driver = driver; self.usbVendorID = usbVendorID; self.usbProductID = usbProductID
+        self.type = type; self.position = position; self.deviceCaps = deviceCaps
+        self.isMultiplanar = isMultiplanar; self.isSynthetic = isSynthetic
+    }
+}

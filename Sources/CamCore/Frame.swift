@@ -1,0 +1,79 @@
+/// One plane of a frame: where it starts, the bytes per row, the bytes used.
+public struct Plane: @unchecked Sendable {
+    /// First byte of the plane (after V4L2's data_offset). Borrowed.
+    public var base: UnsafeMutableRawPointer?
+    /// Bytes from one row to the next (bytesperline); 0 for compressed data.
+    public var stride: Int
+    /// Bytes of valid data in the plane.
+    public var length: Int
+
+    public init(base: UnsafeMutableRawPointer?, stride: Int, length: Int) {
+        self.base = base; self.stride = stride; self.length = length
+    }
+    public static let empty = Plane(base: nil, stride: 0, length: 0)
+}
+
+/// Frame flags (SPEC S22, S26).
+public struct FrameFlags: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// V4L2_BUF_FLAG_ERROR or a short buffer: the pixels are not to be trusted.
+    public static let corrupted = FrameFlags(rawValue: 1)
+}
+
+/// A captured frame (SPEC S22). Its planes point into a capture buffer
+/// that is valid during the frame callback; `retain()` keeps the buffer
+/// out of the capture queue until the returned object is released (S23).
+/// Plain value: building one allocates nothing.
+public struct Frame: @unchecked Sendable {
+    public var fourcc: FourCC
+    /// Size in pixels.
+    public var width: Int
+    public var height: Int
+    /// Planes in use, 1...3.
+    public var planeCount: Int
+    public var planes: (Plane, Plane, Plane)
+    /// Capture time, CLOCK_MONOTONIC nanoseconds.
+    public var timestampNs: UInt64
+    /// The driver's sequence number.
+    public var sequence: UInt32
+    public var flags: FrameFlags
+    /// Frames the driver dropped just before this one (sequence gap).
+    public var droppedBefore: UInt32
+
+    let pool: BufferPool?
+    let slot: Int
+
+    init(fourcc: FourCC, width: Int, height: Int, planeCount: Int, planes: (Plane, Plane, Plane),
+         timestampNs: UInt64, sequence: UInt32, flags: FrameFlags, pool: BufferPool?, slot: Int) {
+        self.fourcc = fourcc; self.width = width; self.height = height
+        self.planeCount = planeCount; self.planes = planes; self.timestampNs = timestampNs
+        self.sequence = sequence; self.flags = flags; self.droppedBefore = 0
+        self.pool = pool; self.slot = slot
+    }
+
+    /// Plane `i` (0...2); `.empty` past `planeCount`.
+    public func plane(_ i: Int) -> Plane {
+        switch i {
+        case 0: return planes.0
+        case 1 where planeCount > 1: return planes.1
+        case 2 where planeCount > 2: return planes.2
+        default: return .empty
+        }
+    }
+
+    /// Keeps this frame's buffer until the returned object is released
+    /// (deinitialised). Safe from any thread, also after the capture stops.
+    public func retain() -> RetainedFrame {
+        pool?.retain(slot)
+        return RetainedFrame(frame: self)
+    }
+}
+
+/// A frame kept beyond its callback (S23). The buffer returns to the
+/// capture queue when this object is released.
+public final class RetainedFrame: @unchecked Sendable {
+    public let frame: Frame
+    init(frame: Frame) { self.frame = frame }
+    deinit { frame.pool?.release(frame.slot) }
+}

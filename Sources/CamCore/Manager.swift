@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Manager settings.
+public struct ManagerConfig: Sendable {
+    /// List the built-in synthetic camera after the real ones (S4).
+    /// The environment variable CAMCORE_SYNTHETIC_CAMERA=1 also turns it on.
+    public var includeSynthetic: Bool
+    public init(includeSynthetic: Bool = false) { self.includeSynthetic = includeSynthetic }
+}
+
+/// Finds cameras and opens them (SPEC S1–S5). Holds no device open
+/// between calls. Safe from any thread.
+public final class Manager: @unchecked Sendable {
+    public let config: ManagerConfig
+    /// Whether the synthetic camera is listed (config or environment).
+    public let listsSynthetic: Bool
+
+    public init(config: ManagerConfig = ManagerConfig()) {
+        self.config = config
+        var env = false
+        if let v = getenv("CAMCORE_SYNTHETIC_CAMERA") {
+            let s = String(cString: v)
+            env = !(s.isEmpty || s == "0" || s == "false" || s == "no")
+        }
+        listsSynthetic = config.includeSynthetic || env
+    }
+
+    /// The capture devices present now: real cameras in node order, then
+    /// the synthetic camera when enabled. No streaming; each node is open
+    /// only for its queries (S3).
+    public func devices() -> [DeviceInfo] {
+        var list = DeviceEnumerator.captureDevices()
+        if listsSynthetic { list.append(SyntheticCamera.device) }
+        return list
+    }
+
+    /// The device with this id, present now. Errors: noDevice.
+    public func device(id: String) throws(CamError) -> DeviceInfo {
+        if listsSynthetic && id == SyntheticCamera.id { return SyntheticCamera.device }
+        guard let d = DeviceEnumerator.captureDevices().first(where: { $0.id == id }) else {
+            throw .noDevice("no camera with id \"\(id)\" is present")
+        }
+        return d
+    }
+
+    /// Formats of one device (S5): the driver's own, in its order.
+    /// Errors: noDevice, access, busy, io.
+    public func formats(deviceID: String) throws(CamError) -> [FormatDescription] {
+        let d = try device(id: deviceID)
+        if d.isSynthetic { return SyntheticCamera.formatDescriptions }
+        let node = try V4L2Node(path: d.node)
+        defer { node.close() }
+        return V4L2Query.formats(node, type: V4L2Query.bufferType(d.deviceCaps))
+    }
+
+    /// Opens a device for capture. Errors: noDevice, access, busy, io.
+    public func open(deviceID: String) throws(CamError) -> Capturer {
+        let d = try device(id: deviceID)
+        let backend: CaptureBackend = d.isSynthetic ? SyntheticCapture() : try V4L2Capture(device: d)
+        return Capturer(device: d, backend: backend)
+    }
+}

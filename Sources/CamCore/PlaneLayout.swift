@@ -1,0 +1,64 @@
+/// Where the logical planes of a pixel format sit in one memory buffer.
+/// Formats such as I420 and NV12 come in one V4L2 buffer; frames split
+/// them so that plane 1 of I420 is always its U plane (SPEC S22).
+enum PlaneLayout {
+    /// One chroma plane description: stride and rows relative to luma.
+    struct Chroma {
+        var strideDivisor: Int
+        var heightDivisor: Int
+    }
+
+    /// The chroma planes that follow the first plane in the same buffer.
+    static func chromaPlanes(_ f: FourCC) -> [Chroma] {
+        switch f {
+        case .i420, .yv12: return [Chroma(strideDivisor: 2, heightDivisor: 2), Chroma(strideDivisor: 2, heightDivisor: 2)]
+        case .yuv422p: return [Chroma(strideDivisor: 2, heightDivisor: 1), Chroma(strideDivisor: 2, heightDivisor: 1)]
+        case .nv12, .nv21: return [Chroma(strideDivisor: 1, heightDivisor: 2)]
+        case .nv16, .nv61: return [Chroma(strideDivisor: 1, heightDivisor: 1)]
+        default: return []
+        }
+    }
+
+    /// Bytes per pixel of the first plane, where the format is packed or
+    /// planar with 8-bit luma; nil for compressed or unknown formats.
+    static func bytesPerPixel(_ f: FourCC) -> Int? {
+        switch f {
+        case .yuyv, .uyvy, .yvyu, .vyuy: return 2
+        case .i420, .yv12, .yuv422p, .nv12, .nv21, .nv16, .nv61, .grey: return 1
+        case .rgb24, .bgr24: return 3
+        case FourCC("XR24"), FourCC("AR24"), FourCC("RGB4"), FourCC("BGR4"), FourCC("AB24"), FourCC("XB24"): return 4
+        case FourCC("RGBP"), FourCC("RGBO"): return 2
+        default: return nil
+        }
+    }
+
+    /// Splits one buffer holding a whole frame into its planes.
+    /// `used` is the bytes the driver filled; a plane is cut short (and
+    /// the frame should be flagged corrupted) when `used` is too small.
+    static func split(_ f: FourCC, base: UnsafeMutableRawPointer, used: Int, stride: Int,
+                      height: Int) -> (planes: (Plane, Plane, Plane), count: Int, complete: Bool) {
+        let chroma = chromaPlanes(f)
+        if chroma.isEmpty || stride == 0 {
+            let needed = stride * height
+            return ((Plane(base: base, stride: stride, length: used), .empty, .empty), 1,
+                    used > 0 && used >= needed)
+        }
+        var planes = [Plane(base: base, stride: stride, length: min(used, stride * height))]
+        var offset = stride * height
+        for c in chroma {
+            let cs = stride / c.strideDivisor
+            let rows = (height + c.heightDivisor - 1) / c.heightDivisor
+            let len = max(0, min(used - offset, cs * rows))
+            planes.append(Plane(base: base + offset, stride: cs, length: len))
+            offset += cs * rows
+        }
+        let p = planes + [Plane.empty, Plane.empty]
+        return ((p[0], p[1], p[2]), planes.count, used >= offset)
+    }
+
+    /// Bytes per row and plane sizes a capture of this format uses; used
+    /// by the synthetic camera and to describe strides.
+    static func strides(_ f: FourCC, stride: Int) -> [Int] {
+        [stride] + chromaPlanes(f).map { stride / $0.strideDivisor }
+    }
+}

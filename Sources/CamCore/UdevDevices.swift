@@ -1,0 +1,91 @@
+import CUdev
+
+/// What udev knows about one video4linux node (SPEC S2, S24).
+struct UdevNode {
+    var syspath: String
+    /// "/dev/videoN".
+    var devnode: String
+    /// sysfs `index`: the node's index among its parent's video nodes.
+    var index: Int
+    var idSerial: String?
+    var idSerialShort: String?
+    var idPath: String?
+    var usbVendorID: UInt16
+    var usbProductID: UInt16
+    /// sysfs `removable` of the USB device: "fixed", "removable" or "unknown".
+    var removable: String?
+    /// The node sits on a USB device.
+    var isUSB: Bool
+}
+
+/// libudev enumeration of the "video4linux" subsystem.
+enum UdevDevices {
+    /// Every video4linux node with a device node, sorted by node path
+    /// (/dev/video2 before /dev/video10). Empty when udev is unavailable.
+    static func videoNodes() -> [UdevNode] {
+        guard let udev = udev_new() else { return [] }
+        defer { udev_unref(udev) }
+        guard let en = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(en) }
+        udev_enumerate_add_match_subsystem(en, "video4linux")
+        udev_enumerate_scan_devices(en)
+        var out: [UdevNode] = []
+        var entry = udev_enumerate_get_list_entry(en)
+        while let e = entry {
+            if let sp = udev_list_entry_get_name(e),
+               let dev = udev_device_new_from_syspath(udev, sp) {
+                if let node = describe(dev) { out.append(node) }
+                udev_device_unref(dev)
+            }
+            entry = udev_list_entry_get_next(e)
+        }
+        return out.sorted { nodeOrder($0.devnode, $1.devnode) }
+    }
+
+    /// Builds a node description from a udev device (also used by the monitor).
+    static func describe(_ dev: OpaquePointer) -> UdevNode? {
+        guard let dn = udev_device_get_devnode(dev) else { return nil }
+        let devnode = String(cString: dn)
+        guard devnode.hasPrefix("/dev/video") else { return nil }
+        func prop(_ name: String) -> String? {
+            guard let v = udev_device_get_property_value(dev, name) else { return nil }
+            let s = String(cString: v)
+            return s.isEmpty ? nil : s
+        }
+        func attr(_ d: OpaquePointer, _ name: String) -> String? {
+            guard let v = udev_device_get_sysattr_value(d, name) else { return nil }
+            return String(cString: v).trimmingWhitespace()
+        }
+        var node = UdevNode(
+            syspath: String(cString: udev_device_get_syspath(dev)), devnode: devnode,
+            index: Int(attr(dev, "index") ?? "0") ?? 0,
+            idSerial: prop("ID_SERIAL"), idSerialShort: prop("ID_SERIAL_SHORT"),
+            idPath: prop("ID_PATH"), usbVendorID: 0, usbProductID: 0, removable: nil, isUSB: false)
+        // The parent is owned by the child device: no unref.
+        if let usb = udev_device_get_parent_with_subsystem_devtype(dev, "usb", "usb_device") {
+            node.isUSB = true
+            node.usbVendorID = UInt16(attr(usb, "idVendor") ?? "", radix: 16) ?? 0
+            node.usbProductID = UInt16(attr(usb, "idProduct") ?? "", radix: 16) ?? 0
+            node.removable = attr(usb, "removable")
+        }
+        if node.usbVendorID == 0, let v = prop("ID_VENDOR_ID") { node.usbVendorID = UInt16(v, radix: 16) ?? 0 }
+        if node.usbProductID == 0, let v = prop("ID_MODEL_ID") { node.usbProductID = UInt16(v, radix: 16) ?? 0 }
+        return node
+    }
+
+    /// "/dev/video2" < "/dev/video10": by the number, then by the text.
+    static func nodeOrder(_ a: String, _ b: String) -> Bool {
+        let na = Int(a.dropFirst("/dev/video".count)), nb = Int(b.dropFirst("/dev/video".count))
+        if let na, let nb, na != nb { return na < nb }
+        return a < b
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let c = s.first, c == " " || c == "\n" || c == "\t" || c == "\r" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\n" || c == "\t" || c == "\r" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,64 @@
+import CV4L2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One open V4L2 device node: the only place that makes syscalls on a
+/// camera (open, ioctl, mmap, poll, close), through libv4l2 with format
+/// conversion disabled, so the rest of the engine reads as camera logic.
+/// Not thread-safe by itself; its owner serialises use.
+final class V4L2Node {
+    let path: String
+    private(set) var fd: Int32
+
+    /// Opens `path` read-write, non-blocking, close-on-exec.
+    /// Errors: noDevice, access, busy, io (from errno).
+    init(path: String) throws(CamError) {
+        self.path = path
+        let raw = cc_sys_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        if raw < 0 { throw CamError.fromErrno(errno, "open \(path)") }
+        let wrapped = cc_v4l2_fd_open_noconvert(raw)
+        fd = wrapped < 0 ? raw : wrapped
+    }
+
+    deinit { close() }
+
+    /// Closes the fd (through libv4l2, which forgets it). Idempotent.
+    func close() {
+        if fd >= 0 {
+            _ = v4l2_close(fd)
+            fd = -1
+        }
+    }
+
+    /// Runs one ioctl, retrying on EINTR. Returns errno on failure (0 on success).
+    @discardableResult
+    func ioctlErrno<T>(_ request: UInt, _ arg: inout T) -> Int32 {
+        if fd < 0 { return EBADF }
+        while true {
+            let rc = withUnsafeMutablePointer(to: &arg) { cc_v4l2_ioctl(fd, request, $0) }
+            if rc >= 0 { return 0 }
+            let e = errno
+            if e != EINTR { return e }
+        }
+    }
+
+    /// Runs one ioctl; throws the mapped error naming `name` and the node.
+    func ioctl<T>(_ request: UInt, _ arg: inout T, _ name: String) throws(CamError) {
+        let e = ioctlErrno(request, &arg)
+        if e != 0 { throw CamError.fromErrno(e, "\(name) on \(path)") }
+    }
+
+    /// Maps `length` bytes of a buffer at `offset` (V4L2 mmap streaming).
+    func map(length: Int, offset: UInt32) throws(CamError) -> UnsafeMutableRawPointer {
+        guard let p = v4l2_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, Int64(offset)),
+              p != MAP_FAILED else {
+            throw CamError.fromErrno(errno, "mmap on \(path)")
+        }
+        return p
+    }
+
+    static func unmap(_ p: UnsafeMutableRawPointer, length: Int) {
+        _ = v4l2_munmap(p, length)
+    }
+}

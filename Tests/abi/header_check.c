@@ -1,0 +1,108 @@
+/*
+ * header_check.c — compiled by Tests/abi/run as C99 and as C++17 with
+ * -Wall -Wextra -Werror -pedantic: camcore.h must be self-contained (it is
+ * included first), guarded against double inclusion, and every macro and
+ * type must be usable without warnings in both languages.
+ */
+#include <camcore.h>
+#include <camcore.h> /* the include guard works */
+
+/* Uses each public type and macro once. */
+static unsigned long use_everything(void)
+{
+    camcore_manager_config mc;
+    camcore_capture_config cc;
+    camcore_frame_callbacks cb;
+    camcore_capture_format cf;
+    camcore_capture_stats cs;
+    camcore_device_info di;
+    camcore_device_list dl;
+    camcore_format fm;
+    camcore_format_list fl;
+    camcore_frame fr;
+    camcore_plane pl;
+    camcore_fraction fps;
+    camcore_status st = CAMCORE_E_WOULD_DEADLOCK;
+    camcore_device_type ty = CAMCORE_DEVICE_TYPE_VIRTUAL;
+    camcore_position po = CAMCORE_POSITION_EXTERNAL;
+    camcore_range_kind rk = CAMCORE_RANGE_UNKNOWN;
+    camcore_manager *m = 0;
+    camcore_capturer *c = 0;
+    unsigned long sum = 0;
+
+    sum += sizeof mc + sizeof cc + sizeof cb + sizeof cf + sizeof cs + sizeof di + sizeof dl;
+    sum += sizeof fm + sizeof fl + sizeof fr + sizeof pl + sizeof fps;
+    sum += (unsigned long)(st + (int)ty + (int)po + (int)rk + CAMCORE_OK + CAMCORE_E_INVALID_ARG +
+                           CAMCORE_E_NO_DEVICE + CAMCORE_E_BUSY + CAMCORE_E_ACCESS +
+                           CAMCORE_E_NOT_SUPPORTED + CAMCORE_E_TIMEOUT + CAMCORE_E_IO +
+                           CAMCORE_E_STATE + CAMCORE_E_CUSTOM_SOURCE_ACTIVE + CAMCORE_E_NO_MEMORY +
+                           CAMCORE_E_INTERNAL + CAMCORE_DEVICE_TYPE_BUILTIN +
+                           CAMCORE_DEVICE_TYPE_EXTERNAL + CAMCORE_POSITION_UNKNOWN +
+                           CAMCORE_POSITION_FRONT + CAMCORE_POSITION_BACK + CAMCORE_RANGE_DISCRETE +
+                           CAMCORE_RANGE_STEPWISE + CAMCORE_RANGE_CONTINUOUS);
+    sum += CAMCORE_VERSION + CAMCORE_VERSION_NUM(1, 2, 3) + CAMCORE_VERSION_MAJOR +
+           CAMCORE_VERSION_MINOR + CAMCORE_VERSION_PATCH;
+    sum += CAMCORE_FOURCC_YUYV + CAMCORE_FOURCC_I420 + CAMCORE_FOURCC_NV12 + CAMCORE_FOURCC_RGB24 +
+           CAMCORE_FOURCC_BGR24 + CAMCORE_FOURCC_MJPEG + CAMCORE_FOURCC('G', 'R', 'E', 'Y');
+    sum += CAMCORE_FORMAT_COMPRESSED + CAMCORE_FORMAT_EMULATED + CAMCORE_FRAME_CORRUPTED +
+           CAMCORE_DEVICE_MULTIPLANAR + CAMCORE_DEVICE_SYNTHETIC;
+    sum += (unsigned long)(m == 0) + (unsigned long)(c == 0);
+    return sum;
+}
+
+/* Every function, assigned to a pointer of the exact signature the ABI
+ * promises (a changed signature breaks this; not called, nothing links). */
+static int signatures(void)
+{
+    uint32_t (*version)(void) = camcore_version;
+    const char *(*version_string)(void) = camcore_version_string;
+    const char *(*strerror_)(int) = camcore_strerror;
+    const char *(*last_error_message)(void) = camcore_last_error_message;
+    char *(*fourcc_to_string)(uint32_t, char *) = camcore_fourcc_to_string;
+    void (*manager_config_init)(camcore_manager_config *) = camcore_manager_config_init;
+    int (*manager_new)(const camcore_manager_config *, camcore_manager **) = camcore_manager_new;
+    void (*manager_free)(camcore_manager *) = camcore_manager_free;
+    int (*list_devices)(camcore_manager *, camcore_device_list **) = camcore_manager_list_devices;
+    void (*device_list_free)(camcore_device_list *) = camcore_device_list_free;
+    int (*list_formats)(camcore_manager *, const char *, camcore_format_list **) =
+        camcore_manager_list_formats;
+    void (*format_list_free)(camcore_format_list *) = camcore_format_list_free;
+    const camcore_frame *(*frame_retain)(const camcore_frame *) = camcore_frame_retain;
+    void (*frame_release)(const camcore_frame *) = camcore_frame_release;
+    void (*frame_callbacks_init)(camcore_frame_callbacks *) = camcore_frame_callbacks_init;
+    void (*capture_config_init)(camcore_capture_config *) = camcore_capture_config_init;
+    int (*capturer_open)(camcore_manager *, const char *, camcore_capturer **) =
+        camcore_capturer_open;
+    void (*capturer_close)(camcore_capturer *) = camcore_capturer_close;
+    int (*capturer_start)(camcore_capturer *, const camcore_capture_config *,
+                          const camcore_frame_callbacks *) = camcore_capturer_start;
+    int (*capturer_stop)(camcore_capturer *) = camcore_capturer_stop;
+    int (*capturer_is_streaming)(const camcore_capturer *) = camcore_capturer_is_streaming;
+    int (*capturer_get_format)(const camcore_capturer *, camcore_capture_format *) =
+        camcore_capturer_get_format;
+    int (*capturer_get_stats)(const camcore_capturer *, camcore_capture_stats *) =
+        camcore_capturer_get_stats;
+    int (*capturer_fd)(const camcore_capturer *) = camcore_capturer_fd;
+    const char *(*capturer_device_id)(const camcore_capturer *) = camcore_capturer_device_id;
+    void (*on_frame)(void *, const camcore_frame *) = 0;
+    void (*on_error)(void *, int, const char *) = 0;
+    camcore_frame_callbacks cb;
+
+    cb.on_frame = on_frame; /* the callback slots have these types */
+    cb.on_error = on_error;
+    return (version != 0) + (version_string != 0) + (strerror_ != 0) + (last_error_message != 0) +
+           (fourcc_to_string != 0) + (manager_config_init != 0) + (manager_new != 0) +
+           (manager_free != 0) + (list_devices != 0) + (device_list_free != 0) +
+           (list_formats != 0) + (format_list_free != 0) + (frame_retain != 0) +
+           (frame_release != 0) + (frame_callbacks_init != 0) + (capture_config_init != 0) +
+           (capturer_open != 0) + (capturer_close != 0) + (capturer_start != 0) +
+           (capturer_stop != 0) + (capturer_is_streaming != 0) + (capturer_get_format != 0) +
+           (capturer_get_stats != 0) + (capturer_fd != 0) + (capturer_device_id != 0) +
+           (cb.on_frame == 0) + (cb.on_error == 0);
+}
+
+int header_check(void);
+int header_check(void)
+{
+    return (int)(use_everything() & 1u) + signatures();
+}

@@ -1,0 +1,1543 @@
+/*
+ * test_synthetic.c — the C ABI of libcamcore against the synthetic camera.
+ *
+ * Asserts real values through include/camcore.h only: versions, status
+ * names, the device list with and without the synthetic camera (S4), its
+ * formats (S5), captures in YUYV, I420 and NV12 (S22: FourCC, size, planes,
+ * strides, lengths, sequence, CLOCK_MONOTONIC timestamps, rate), retain and
+ * release (S23), stop/close semantics and calls from inside callbacks
+ * (STYLE.md threads), and bad input (S31).
+ *
+ * Each test is named after the SPEC rule it checks. Every check prints on
+ * failure; the last line is "N passed, M failed". Exit 0 only if M is 0.
+ * A watchdog ends the run (exit 1) if anything hangs.
+ *
+ * Build:  cc -std=c99 test_synthetic.c $(pkg-config --cflags --libs camcore) -pthread
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <camcore.h>
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* Harness                                                             */
+/* ------------------------------------------------------------------ */
+
+static int g_passed, g_failed;
+static const char *g_test = "(none)";
+static int g_test_failed;
+
+static void check_at(int line, int ok, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (ok) {
+        g_passed++;
+        return;
+    }
+    g_failed++;
+    g_test_failed = 1;
+    printf("FAIL %s (line %d): ", g_test, line);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+}
+
+/* CHECK(condition, "printf format", args...): the message says what was
+ * expected and what happened. */
+#define CHECK(cond, ...) check_at(__LINE__, (cond) ? 1 : 0, __VA_ARGS__)
+#define CHECK_STATUS(got, want, what)                                                        \
+    do {                                                                                     \
+        int got_ = (got);                                                                    \
+        CHECK(got_ == (want), "%s: expected %s, got %d (%s) [%s]", what, #want, got_,        \
+              camcore_strerror(got_), camcore_last_error_message());                         \
+    } while (0)
+
+static void summary(void)
+{
+    printf("%d passed, %d failed\n", g_passed, g_failed);
+    fflush(stdout);
+}
+
+static void on_watchdog(int sig)
+{
+    (void)sig;
+    printf("FAIL %s: watchdog: the test hung (deadlock?)\n", g_test);
+    g_failed++;
+    summary();
+    _exit(1);
+}
+
+typedef void (*test_fn)(void);
+
+static void run_test(const char *name, test_fn fn)
+{
+    int before = g_passed;
+
+    g_test = name;
+    g_test_failed = 0;
+    fn();
+    printf("%s %s (%d checks passed)\n", g_test_failed ? "not ok" : "ok  ", name,
+           g_passed - before);
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ */
+/* Time                                                                */
+/* ------------------------------------------------------------------ */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts;
+
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Frame recorder: the callbacks only record; checks run in main        */
+/* ------------------------------------------------------------------ */
+
+#define MAX_REC 256
+#define MAX_RETAINED 8
+
+struct rec {
+    uint32_t struct_size, fourcc, width, height, plane_count, flags, sequence, dropped_before;
+    camcore_plane planes[3];
+    uint64_t timestamp_ns;
+    uint64_t now_ns;       /* clock_gettime(CLOCK_MONOTONIC) when the callback ran */
+    uint32_t hash;         /* FNV-1a of plane 0 */
+    uint8_t min0, max0;    /* smallest and largest byte of plane 0 */
+};
+
+struct ctx {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct rec recs[MAX_REC];
+    unsigned entered;          /* callbacks started */
+    unsigned total;            /* callbacks finished */
+    int in_callback;
+    unsigned sleep_ms;         /* make each callback this slow */
+    int error_count, error_status;
+
+    /* Calls from inside the callback (first frame only). */
+    camcore_capturer *cap;
+    int inside_test;
+    int inside_done;
+    int inside_stop_rc, inside_start_rc;
+    char inside_stop_msg[256], inside_close_msg[256];
+
+    /* Retention. */
+    int retain_index;          /* retain the frame with this index, -1: none */
+    unsigned retain_first;     /* retain the first N frames */
+    const camcore_frame *retained[MAX_RETAINED];
+    unsigned retained_count;
+    uint8_t *copy;             /* copy of plane 0 of retained[0] at retain time */
+    size_t copy_len;
+};
+
+static uint32_t fnv1a(const uint8_t *p, size_t n, uint8_t *min, uint8_t *max)
+{
+    uint32_t h = 2166136261u;
+    uint8_t lo = 255, hi = 0;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        h = (h ^ p[i]) * 16777619u;
+        if (p[i] < lo)
+            lo = p[i];
+        if (p[i] > hi)
+            hi = p[i];
+    }
+    *min = lo;
+    *max = hi;
+    return h;
+}
+
+static void ctx_init(struct ctx *c)
+{
+    pthread_condattr_t attr;
+
+    memset(c, 0, sizeof *c);
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    c->retain_index = -1;
+}
+
+static void ctx_destroy(struct ctx *c)
+{
+    pthread_cond_destroy(&c->cond);
+    pthread_mutex_destroy(&c->lock);
+    free(c->copy);
+    c->copy = NULL;
+}
+
+static void on_frame(void *user_data, const camcore_frame *f)
+{
+    struct ctx *c = user_data;
+    struct rec r;
+    unsigned index;
+    int inside;
+
+    memset(&r, 0, sizeof r);
+    r.now_ns = now_ns();
+    r.struct_size = f->struct_size;
+    r.fourcc = f->fourcc;
+    r.width = f->width;
+    r.height = f->height;
+    r.plane_count = f->plane_count;
+    r.flags = f->flags;
+    r.sequence = f->sequence;
+    r.dropped_before = f->dropped_before;
+    memcpy(r.planes, f->planes, sizeof r.planes);
+    r.timestamp_ns = f->timestamp_ns;
+    if (f->planes[0].data != NULL)
+        r.hash = fnv1a(f->planes[0].data, f->planes[0].length, &r.min0, &r.max0);
+
+    pthread_mutex_lock(&c->lock);
+    c->in_callback = 1;
+    index = c->entered++;
+    if (index < MAX_REC)
+        c->recs[index] = r;
+    if ((c->retain_index >= 0 && index == (unsigned)c->retain_index) ||
+        index < c->retain_first) {
+        if (c->retained_count < MAX_RETAINED) {
+            const camcore_frame *kept = camcore_frame_retain(f);
+            if (c->retained_count == 0 && kept != NULL && kept->planes[0].data != NULL) {
+                c->copy_len = kept->planes[0].length;
+                c->copy = malloc(c->copy_len);
+                if (c->copy != NULL)
+                    memcpy(c->copy, kept->planes[0].data, c->copy_len);
+            }
+            c->retained[c->retained_count++] = kept;
+        }
+    }
+    inside = c->inside_test && index == 0;
+    pthread_mutex_unlock(&c->lock);
+
+    if (c->sleep_ms)
+        sleep_ms(c->sleep_ms);
+
+    if (inside) {
+        /* Stop and close from the capture thread itself must not hang. */
+        int stop_rc = camcore_capturer_stop(c->cap);
+        char stop_msg[256], close_msg[256];
+        int start_rc;
+
+        snprintf(stop_msg, sizeof stop_msg, "%s", camcore_last_error_message());
+        camcore_capturer_close(c->cap);
+        snprintf(close_msg, sizeof close_msg, "%s", camcore_last_error_message());
+        start_rc = camcore_capturer_start(c->cap, NULL, NULL);
+
+        pthread_mutex_lock(&c->lock);
+        c->inside_stop_rc = stop_rc;
+        c->inside_start_rc = start_rc;
+        memcpy(c->inside_stop_msg, stop_msg, sizeof stop_msg);
+        memcpy(c->inside_close_msg, close_msg, sizeof close_msg);
+        c->inside_done = 1;
+        pthread_mutex_unlock(&c->lock);
+    }
+
+    pthread_mutex_lock(&c->lock);
+    c->total++;
+    c->in_callback = 0;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void on_error(void *user_data, int status, const char *message)
+{
+    struct ctx *c = user_data;
+
+    (void)message;
+    pthread_mutex_lock(&c->lock);
+    c->error_count++;
+    c->error_status = status;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Waits until *counter >= n (or, with counter NULL, inside_done); returns 1
+ * if reached within timeout_ms. */
+static int wait_for(struct ctx *c, const unsigned *counter, unsigned n, unsigned timeout_ms)
+{
+    struct timespec deadline;
+    uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000u;
+    int reached;
+
+    deadline.tv_sec = (time_t)(end / 1000000000u);
+    deadline.tv_nsec = (long)(end % 1000000000u);
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        reached = counter ? *counter >= n : c->inside_done != 0;
+        if (reached || pthread_cond_timedwait(&c->cond, &c->lock, &deadline) != 0)
+            break;
+    }
+    reached = counter ? *counter >= n : c->inside_done != 0;
+    pthread_mutex_unlock(&c->lock);
+    return reached;
+}
+
+static unsigned read_counter(struct ctx *c, const unsigned *counter)
+{
+    unsigned v;
+
+    pthread_mutex_lock(&c->lock);
+    v = *counter;
+    pthread_mutex_unlock(&c->lock);
+    return v;
+}
+
+static camcore_frame_callbacks callbacks_for(struct ctx *c)
+{
+    camcore_frame_callbacks cb;
+
+    camcore_frame_callbacks_init(&cb);
+    cb.user_data = c;
+    cb.on_frame = on_frame;
+    cb.on_error = on_error;
+    return cb;
+}
+
+static camcore_capture_config config_for(uint32_t fourcc, uint32_t w, uint32_t h, uint32_t fps)
+{
+    camcore_capture_config cfg;
+
+    camcore_capture_config_init(&cfg);
+    cfg.fourcc = fourcc;
+    cfg.width = w;
+    cfg.height = h;
+    cfg.fps.numerator = fps;
+    cfg.fps.denominator = fps ? 1 : 0;
+    return cfg;
+}
+
+static camcore_capture_format get_format(camcore_capturer *cap, int *status)
+{
+    camcore_capture_format fmt;
+
+    memset(&fmt, 0, sizeof fmt);
+    fmt.struct_size = sizeof fmt;
+    *status = camcore_capturer_get_format(cap, &fmt);
+    return fmt;
+}
+
+static camcore_capture_stats get_stats(camcore_capturer *cap, int *status)
+{
+    camcore_capture_stats st;
+
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    *status = camcore_capturer_get_stats(cap, &st);
+    return st;
+}
+
+static const char *fourcc_str(uint32_t code, char buf[5])
+{
+    return camcore_fourcc_to_string(code, buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared state: one manager with the synthetic camera                 */
+/* ------------------------------------------------------------------ */
+
+static camcore_manager *g_manager;
+static char g_synth_id[256];
+
+/* Finds the synthetic camera in a list; NULL if absent. */
+static const camcore_device_info *find_synthetic(const camcore_device_list *list, size_t *count)
+{
+    const camcore_device_info *found = NULL;
+    size_t i, n = 0;
+
+    for (i = 0; i < list->count; i++)
+        if (list->devices[i].flags & CAMCORE_DEVICE_SYNTHETIC) {
+            found = &list->devices[i];
+            n++;
+        }
+    if (count)
+        *count = n;
+    return found;
+}
+
+static camcore_capturer *open_synthetic(void)
+{
+    camcore_capturer *cap = NULL;
+    int rc = camcore_capturer_open(g_manager, g_synth_id, &cap);
+
+    CHECK_STATUS(rc, CAMCORE_OK, "camcore_capturer_open(synthetic)");
+    CHECK(rc != CAMCORE_OK || cap != NULL, "open returned OK but a NULL capturer");
+    return rc == CAMCORE_OK ? cap : NULL;
+}
+
+/* Checks one recorded plane. */
+static void check_plane(const struct rec *r, unsigned i, unsigned p, uint32_t stride,
+                        uint32_t length)
+{
+    CHECK(r->planes[p].data != NULL, "frame %u plane %u: data is NULL", i, p);
+    CHECK(r->planes[p].stride == stride, "frame %u plane %u: stride %" PRIu32 ", expected %" PRIu32,
+          i, p, r->planes[p].stride, stride);
+    CHECK(r->planes[p].length == length, "frame %u plane %u: length %" PRIu32 ", expected %" PRIu32,
+          i, p, r->planes[p].length, length);
+}
+
+static void check_plane_unused(const struct rec *r, unsigned i, unsigned p)
+{
+    CHECK(r->planes[p].data == NULL && r->planes[p].stride == 0 && r->planes[p].length == 0,
+          "frame %u plane %u past plane_count is not zero (%p, %" PRIu32 ", %" PRIu32 ")", i, p,
+          (void *)r->planes[p].data, r->planes[p].stride, r->planes[p].length);
+}
+
+/* Planes of one frame must not overlap. */
+static void check_planes_disjoint(const struct rec *r, unsigned i)
+{
+    uint32_t a, b;
+
+    for (a = 0; a < r->plane_count && a < 3; a++)
+        for (b = a + 1; b < r->plane_count && b < 3; b++) {
+            const uint8_t *pa = r->planes[a].data, *pb = r->planes[b].data;
+            int disjoint = pa + r->planes[a].length <= pb || pb + r->planes[b].length <= pa;
+            CHECK(disjoint, "frame %u: planes %" PRIu32 " and %" PRIu32 " overlap", i, a, b);
+        }
+}
+
+/* The S22 checks common to every capture: n frames of the given format,
+ * sequence from 0 and strictly rising, gaps matching dropped_before,
+ * timestamps strictly rising, close to CLOCK_MONOTONIC "now" and after
+ * t_start, measured rate close to fps. */
+static void check_sequence_and_time(struct ctx *c, unsigned n, uint64_t t_start, double fps)
+{
+    unsigned i;
+    double measured;
+
+    CHECK(c->recs[0].sequence == 0, "first sequence is %" PRIu32 ", expected 0",
+          c->recs[0].sequence);
+    CHECK(c->recs[0].timestamp_ns >= t_start,
+          "first timestamp %" PRIu64 " is before the start call (%" PRIu64 "): not CLOCK_MONOTONIC?",
+          c->recs[0].timestamp_ns, t_start);
+    for (i = 0; i < n; i++) {
+        const struct rec *r = &c->recs[i];
+        /* Taken before the callback ran: not in the future, not stale. */
+        CHECK(r->timestamp_ns <= r->now_ns,
+              "frame %u timestamp %" PRIu64 " is after clock_gettime %" PRIu64, i, r->timestamp_ns,
+              r->now_ns);
+        CHECK(r->now_ns - r->timestamp_ns < 250000000u,
+              "frame %u timestamp is %.1f ms older than clock_gettime(CLOCK_MONOTONIC)", i,
+              (double)(r->now_ns - r->timestamp_ns) / 1e6);
+        CHECK(!(r->flags & CAMCORE_FRAME_CORRUPTED), "frame %u flagged corrupted", i);
+        if (i > 0) {
+            const struct rec *q = &c->recs[i - 1];
+            CHECK(r->sequence > q->sequence, "sequence not strictly rising: %" PRIu32 " then %" PRIu32,
+                  q->sequence, r->sequence);
+            CHECK(r->sequence - q->sequence - 1 == r->dropped_before,
+                  "frame %u: sequence gap %" PRIu32 " but dropped_before %" PRIu32, i,
+                  r->sequence - q->sequence - 1, r->dropped_before);
+            CHECK(r->timestamp_ns > q->timestamp_ns,
+                  "timestamps not strictly rising at frame %u: %" PRIu64 " then %" PRIu64, i,
+                  q->timestamp_ns, r->timestamp_ns);
+        }
+    }
+    if (n > 1 && c->recs[n - 1].timestamp_ns > c->recs[0].timestamp_ns) {
+        measured = (n - 1) * 1e9 / (double)(c->recs[n - 1].timestamp_ns - c->recs[0].timestamp_ns);
+        CHECK(measured > fps * 0.85 && measured < fps * 1.15,
+              "measured %.2f fps from timestamps, asked %.0f", measured, fps);
+    }
+}
+
+/* Captures n frames with cfg on a fresh capturer; records into c. Returns
+ * the format read back (status in *fmt_status) or zeros. */
+static int capture_frames(struct ctx *c, const camcore_capture_config *cfg, unsigned n,
+                          camcore_capture_format *fmt, camcore_capture_stats *stats,
+                          uint64_t *t_start)
+{
+    camcore_capturer *cap = open_synthetic();
+    camcore_frame_callbacks cb = callbacks_for(c);
+    int rc, ok = 0;
+    unsigned before;
+
+    if (cap == NULL)
+        return 0;
+    *t_start = now_ns();
+    rc = camcore_capturer_start(cap, cfg, &cb);
+    CHECK_STATUS(rc, CAMCORE_OK, "camcore_capturer_start");
+    if (rc == CAMCORE_OK) {
+        CHECK(camcore_capturer_is_streaming(cap) != 0, "is_streaming is 0 after start");
+        *fmt = get_format(cap, &rc);
+        CHECK_STATUS(rc, CAMCORE_OK, "camcore_capturer_get_format");
+        ok = wait_for(c, &c->total, n, 10000);
+        CHECK(ok, "only %u of %u frames within 10 s", read_counter(c, &c->total), n);
+        CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "camcore_capturer_stop");
+        CHECK(camcore_capturer_is_streaming(cap) == 0, "is_streaming is not 0 after stop");
+        *stats = get_stats(cap, &rc);
+        CHECK_STATUS(rc, CAMCORE_OK, "camcore_capturer_get_stats after stop");
+        /* No callback after stop returned. */
+        before = read_counter(c, &c->entered);
+        sleep_ms(120);
+        CHECK(read_counter(c, &c->entered) == before, "a callback ran after stop returned");
+        CHECK(c->error_count == 0, "on_error called (%d)", c->error_status);
+    }
+    camcore_capturer_close(cap);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* S29: version, status names, messages                                */
+/* ------------------------------------------------------------------ */
+
+static void test_S29_version(void)
+{
+    char expect[32];
+
+    CHECK(camcore_version() == CAMCORE_VERSION, "camcore_version() 0x%06" PRIx32 " != header 0x%06x",
+          camcore_version(), (unsigned)CAMCORE_VERSION);
+    CHECK(CAMCORE_VERSION == CAMCORE_VERSION_NUM(0, 1, 0) && CAMCORE_VERSION == 0x000100u,
+          "CAMCORE_VERSION packs 0.1.0 as 0x%06x", (unsigned)CAMCORE_VERSION);
+    snprintf(expect, sizeof expect, "%d.%d.%d", CAMCORE_VERSION_MAJOR, CAMCORE_VERSION_MINOR,
+             CAMCORE_VERSION_PATCH);
+    CHECK(camcore_version_string() != NULL && strcmp(camcore_version_string(), expect) == 0,
+          "camcore_version_string() '%s', expected '%s'",
+          camcore_version_string() ? camcore_version_string() : "(null)", expect);
+}
+
+static void test_S29_strerror_names(void)
+{
+    static const struct {
+        int code;
+        const char *name;
+    } names[] = {
+        { CAMCORE_OK, "CAMCORE_OK" },
+        { CAMCORE_E_INVALID_ARG, "CAMCORE_E_INVALID_ARG" },
+        { CAMCORE_E_NO_DEVICE, "CAMCORE_E_NO_DEVICE" },
+        { CAMCORE_E_BUSY, "CAMCORE_E_BUSY" },
+        { CAMCORE_E_ACCESS, "CAMCORE_E_ACCESS" },
+        { CAMCORE_E_NOT_SUPPORTED, "CAMCORE_E_NOT_SUPPORTED" },
+        { CAMCORE_E_TIMEOUT, "CAMCORE_E_TIMEOUT" },
+        { CAMCORE_E_IO, "CAMCORE_E_IO" },
+        { CAMCORE_E_STATE, "CAMCORE_E_STATE" },
+        { CAMCORE_E_CUSTOM_SOURCE_ACTIVE, "CAMCORE_E_CUSTOM_SOURCE_ACTIVE" },
+        { CAMCORE_E_WOULD_DEADLOCK, "CAMCORE_E_WOULD_DEADLOCK" },
+        { CAMCORE_E_NO_MEMORY, "CAMCORE_E_NO_MEMORY" },
+        { CAMCORE_E_INTERNAL, "CAMCORE_E_INTERNAL" },
+    };
+    static const int unknown[] = { 1, -13, -100, 12345, -2147483647 - 1 };
+    size_t i;
+    char buf[5];
+
+    /* The codes are stable: they are part of the ABI. */
+    CHECK(CAMCORE_E_INVALID_ARG == -1 && CAMCORE_E_WOULD_DEADLOCK == -10 &&
+              CAMCORE_E_INTERNAL == -12,
+          "status code values changed");
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *s = camcore_strerror(names[i].code);
+        size_t len = strlen(names[i].name);
+        /* "CAMCORE_E_BUSY: device busy" — the name, then end or ':'. */
+        CHECK(s != NULL && strncmp(s, names[i].name, len) == 0 &&
+                  (s[len] == '\0' || s[len] == ':'),
+              "camcore_strerror(%d) = '%s', expected it to start with '%s'", names[i].code,
+              s ? s : "(null)", names[i].name);
+    }
+    for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        const char *s = camcore_strerror(unknown[i]);
+        CHECK(s != NULL && strcmp(s, "unknown status") == 0,
+              "camcore_strerror(%d) = '%s', expected 'unknown status'", unknown[i],
+              s ? s : "(null)");
+    }
+
+    /* FourCC helpers. */
+    CHECK(camcore_fourcc_to_string(CAMCORE_FOURCC_YUYV, buf) == buf && strcmp(buf, "YUYV") == 0,
+          "fourcc_to_string(YUYV) = '%s'", buf);
+    CHECK(strcmp(fourcc_str(CAMCORE_FOURCC_I420, buf), "YU12") == 0, "I420 is '%s', expected YU12",
+          buf);
+    CHECK(strcmp(fourcc_str(CAMCORE_FOURCC_NV12, buf), "NV12") == 0, "NV12 is '%s'", buf);
+    CHECK(strcmp(fourcc_str(CAMCORE_FOURCC_MJPEG, buf), "MJPG") == 0, "MJPEG is '%s'", buf);
+    CHECK(CAMCORE_FOURCC_YUYV == 0x56595559u, "CAMCORE_FOURCC_YUYV is 0x%08x, expected V4L2's",
+          (unsigned)CAMCORE_FOURCC_YUYV);
+    CHECK(camcore_fourcc_to_string(CAMCORE_FOURCC_YUYV, NULL) == NULL,
+          "fourcc_to_string(x, NULL) should return NULL");
+}
+
+static void *thread_last_error(void *arg)
+{
+    char *out = arg;
+
+    snprintf(out, 256, "%s", camcore_last_error_message());
+    return NULL;
+}
+
+static void test_S29_last_error_per_thread(void)
+{
+    char other[256], before[256];
+    const char *msg;
+    pthread_t t;
+    camcore_device_list *list = NULL;
+
+    CHECK_STATUS(camcore_manager_new(NULL, NULL), CAMCORE_E_INVALID_ARG,
+                 "camcore_manager_new(NULL, NULL)");
+    msg = camcore_last_error_message();
+    CHECK(msg != NULL && msg[0] != '\0', "no last error message after a failure");
+    snprintf(before, sizeof before, "%s", msg ? msg : "");
+
+    /* Another thread has its own, empty, message. */
+    memset(other, 'x', sizeof other);
+    pthread_create(&t, NULL, thread_last_error, other);
+    pthread_join(t, NULL);
+    CHECK(strcmp(other, "") == 0, "a fresh thread sees last error '%s', expected ''", other);
+
+    /* Successful calls leave it as it was. */
+    CHECK_STATUS(camcore_manager_list_devices(g_manager, &list), CAMCORE_OK, "list_devices");
+    camcore_device_list_free(list);
+    (void)camcore_version();
+    msg = camcore_last_error_message();
+    CHECK(msg != NULL && strcmp(msg, before) == 0,
+          "a successful call changed the last error from '%s' to '%s'", before, msg ? msg : "(null)");
+
+    /* A different failure replaces it. */
+    CHECK_STATUS(camcore_capturer_open(g_manager, "no-such-camera", NULL), CAMCORE_E_INVALID_ARG,
+                 "capturer_open(out NULL)");
+    msg = camcore_last_error_message();
+    CHECK(msg != NULL && msg[0] != '\0', "empty message after capturer_open failure");
+}
+
+/* ------------------------------------------------------------------ */
+/* S4: the synthetic camera is listed only when asked for              */
+/* ------------------------------------------------------------------ */
+
+static size_t count_synthetic_with(int include, const char *env, size_t *real_count)
+{
+    camcore_manager_config cfg;
+    camcore_manager *m = NULL;
+    camcore_device_list *list = NULL;
+    size_t n = (size_t)-1, i;
+
+    if (env)
+        setenv("CAMCORE_SYNTHETIC_CAMERA", env, 1);
+    else
+        unsetenv("CAMCORE_SYNTHETIC_CAMERA");
+    camcore_manager_config_init(&cfg);
+    CHECK(cfg.struct_size == sizeof cfg && cfg.include_synthetic == 0,
+          "manager_config_init: struct_size %" PRIu32 ", include_synthetic %d", cfg.struct_size,
+          (int)cfg.include_synthetic);
+    cfg.include_synthetic = include;
+    CHECK_STATUS(camcore_manager_new(&cfg, &m), CAMCORE_OK, "camcore_manager_new");
+    if (m != NULL) {
+        CHECK_STATUS(camcore_manager_list_devices(m, &list), CAMCORE_OK, "list_devices");
+        if (list != NULL) {
+            find_synthetic(list, &n);
+            if (real_count) {
+                *real_count = 0;
+                for (i = 0; i < list->count; i++)
+                    if (!(list->devices[i].flags & CAMCORE_DEVICE_SYNTHETIC))
+                        (*real_count)++;
+            }
+        }
+        camcore_device_list_free(list);
+        camcore_manager_free(m);
+    }
+    unsetenv("CAMCORE_SYNTHETIC_CAMERA");
+    return n;
+}
+
+static void test_S4_synthetic_listed_only_when_asked(void)
+{
+    camcore_device_list *list = NULL;
+    camcore_manager *m = NULL;
+    const camcore_device_info *d;
+    size_t n, real_without = 0, real_with = 0;
+
+    n = count_synthetic_with(0, NULL, &real_without);
+    CHECK(n == 0, "synthetic listed %zu time(s) without being asked", n);
+    n = count_synthetic_with(1, NULL, &real_with);
+    CHECK(n == 1, "include_synthetic=1 lists the synthetic camera %zu time(s), expected 1", n);
+    CHECK(real_with == real_without, "real cameras: %zu without synthetic, %zu with", real_without,
+          real_with);
+    n = count_synthetic_with(0, "1", NULL);
+    CHECK(n == 1, "CAMCORE_SYNTHETIC_CAMERA=1 lists the synthetic camera %zu time(s), expected 1", n);
+    n = count_synthetic_with(0, "0", NULL);
+    CHECK(n == 0, "CAMCORE_SYNTHETIC_CAMERA=0 lists the synthetic camera %zu time(s), expected 0", n);
+
+    /* NULL config = defaults = no synthetic camera. */
+    CHECK_STATUS(camcore_manager_new(NULL, &m), CAMCORE_OK, "camcore_manager_new(NULL config)");
+    if (m != NULL && camcore_manager_list_devices(m, &list) == CAMCORE_OK) {
+        CHECK(find_synthetic(list, NULL) == NULL, "NULL config lists the synthetic camera");
+        camcore_device_list_free(list);
+        list = NULL;
+    }
+    camcore_manager_free(m);
+
+    /* Its fields, from the shared manager. */
+    CHECK_STATUS(camcore_manager_list_devices(g_manager, &list), CAMCORE_OK, "list_devices");
+    if (list == NULL)
+        return;
+    d = find_synthetic(list, NULL);
+    CHECK(d != NULL, "no synthetic camera in the shared manager");
+    if (d != NULL) {
+        CHECK(d == &list->devices[list->count - 1], "synthetic camera is not last in the list");
+        CHECK(d->id != NULL && d->id[0] != '\0', "synthetic id empty");
+        CHECK(d->id != NULL && strcmp(d->id, g_synth_id) == 0,
+              "synthetic id not stable across lists: '%s' vs '%s'", d->id ? d->id : "(null)",
+              g_synth_id);
+        CHECK(d->name != NULL && d->name[0] != '\0', "synthetic name empty");
+        CHECK(d->node != NULL && strcmp(d->node, "synthetic") == 0, "node '%s', expected 'synthetic'",
+              d->node ? d->node : "(null)");
+        CHECK(d->driver != NULL && strcmp(d->driver, "camcore") == 0, "driver '%s', expected 'camcore'",
+              d->driver ? d->driver : "(null)");
+        CHECK(d->bus_info != NULL, "bus_info NULL (strings are never NULL)");
+        CHECK(d->type == CAMCORE_DEVICE_TYPE_VIRTUAL, "type %d, expected VIRTUAL (2)", (int)d->type);
+        CHECK((d->flags & CAMCORE_DEVICE_SYNTHETIC) && !(d->flags & CAMCORE_DEVICE_MULTIPLANAR),
+              "flags 0x%" PRIx32 ", expected SYNTHETIC only", d->flags);
+        CHECK(d->device_caps == 0, "device_caps 0x%" PRIx32 ", expected 0", d->device_caps);
+        CHECK(d->usb_vendor_id == 0 && d->usb_product_id == 0, "USB ids %04x:%04x, expected 0",
+              d->usb_vendor_id, d->usb_product_id);
+        CHECK(d->position >= CAMCORE_POSITION_UNKNOWN && d->position <= CAMCORE_POSITION_EXTERNAL,
+              "position %d out of range", (int)d->position);
+    }
+    camcore_device_list_free(list);
+}
+
+/* ------------------------------------------------------------------ */
+/* S5: the synthetic camera's formats                                  */
+/* ------------------------------------------------------------------ */
+
+static int fraction_is(camcore_fraction f, uint32_t fps)
+{
+    return f.denominator != 0 && (uint64_t)f.numerator == (uint64_t)fps * f.denominator;
+}
+
+static void test_S5_synthetic_formats(void)
+{
+    static const uint32_t wanted[3] = { CAMCORE_FOURCC_YUYV, CAMCORE_FOURCC_I420,
+                                        CAMCORE_FOURCC_NV12 };
+    camcore_format_list *list = NULL, *bad = (camcore_format_list *)&list;
+    size_t i, k, seen;
+    char buf[5];
+
+    CHECK_STATUS(camcore_manager_list_formats(g_manager, g_synth_id, &list), CAMCORE_OK,
+                 "list_formats(synthetic)");
+    if (list == NULL)
+        return;
+    CHECK(list->count >= 3, "synthetic has %zu formats, expected >= 3", list->count);
+    for (k = 0; k < 3; k++) {
+        seen = 0;
+        for (i = 0; i < list->count; i++) {
+            const camcore_format *f = &list->formats[i];
+            if (f->fourcc != wanted[k])
+                continue;
+            seen++;
+            fourcc_str(f->fourcc, buf);
+            CHECK(f->size_kind == CAMCORE_RANGE_STEPWISE, "%s size_kind %d, expected STEPWISE", buf,
+                  (int)f->size_kind);
+            CHECK(f->min_width == 16 && f->max_width == 3840 && f->step_width == 2,
+                  "%s widths %" PRIu32 "..%" PRIu32 " step %" PRIu32 ", expected 16..3840 step 2",
+                  buf, f->min_width, f->max_width, f->step_width);
+            CHECK(f->min_height == 16 && f->max_height == 2160 && f->step_height == 2,
+                  "%s heights %" PRIu32 "..%" PRIu32 " step %" PRIu32 ", expected 16..2160 step 2",
+                  buf, f->min_height, f->max_height, f->step_height);
+            CHECK(f->width == 3840 && f->height == 2160,
+                  "%s width/height %" PRIu32 "x%" PRIu32 ", expected the largest 3840x2160", buf,
+                  f->width, f->height);
+            CHECK(f->rate_kind == CAMCORE_RANGE_CONTINUOUS, "%s rate_kind %d, expected CONTINUOUS",
+                  buf, (int)f->rate_kind);
+            CHECK(f->rate_count == 0, "%s rate_count %zu, expected 0 for continuous", buf,
+                  f->rate_count);
+            CHECK(fraction_is(f->min_fps, 1) && fraction_is(f->max_fps, 120),
+                  "%s rates %" PRIu32 "/%" PRIu32 "..%" PRIu32 "/%" PRIu32 ", expected 1..120 fps",
+                  buf, f->min_fps.numerator, f->min_fps.denominator, f->max_fps.numerator,
+                  f->max_fps.denominator);
+            CHECK(!(f->flags & CAMCORE_FORMAT_COMPRESSED), "%s flagged compressed", buf);
+            CHECK(memchr(f->description, '\0', sizeof f->description) != NULL &&
+                      f->description[0] != '\0',
+                  "%s description empty or not NUL-terminated", buf);
+        }
+        CHECK(seen == 1, "format %s listed %zu times, expected once",
+              fourcc_str(wanted[k], buf), seen);
+    }
+    camcore_format_list_free(list);
+
+    CHECK_STATUS(camcore_manager_list_formats(g_manager, "no-such-camera", &bad),
+                 CAMCORE_E_NO_DEVICE, "list_formats(unknown id)");
+    CHECK(bad == NULL, "list_formats failure did not set *out to NULL");
+}
+
+/* ------------------------------------------------------------------ */
+/* S22: captures                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Checks the format read back after start. */
+static void check_format(const camcore_capture_format *f, uint32_t fourcc, uint32_t w, uint32_t h,
+                         uint32_t planes, uint32_t s0, uint32_t s1, uint32_t s2, uint32_t bytes,
+                         uint32_t fps)
+{
+    char a[5], b[5];
+
+    CHECK(f->fourcc == fourcc, "get_format fourcc %s, expected %s", fourcc_str(f->fourcc, a),
+          fourcc_str(fourcc, b));
+    CHECK(f->width == w && f->height == h, "get_format size %" PRIu32 "x%" PRIu32 ", expected %" PRIu32
+          "x%" PRIu32, f->width, f->height, w, h);
+    CHECK(f->plane_count == planes, "get_format plane_count %" PRIu32 ", expected %" PRIu32,
+          f->plane_count, planes);
+    CHECK(f->strides[0] == s0 && f->strides[1] == s1 && f->strides[2] == s2,
+          "get_format strides %" PRIu32 "/%" PRIu32 "/%" PRIu32 ", expected %" PRIu32 "/%" PRIu32
+          "/%" PRIu32, f->strides[0], f->strides[1], f->strides[2], s0, s1, s2);
+    CHECK(f->frame_bytes == bytes, "get_format frame_bytes %" PRIu32 ", expected %" PRIu32,
+          f->frame_bytes, bytes);
+    CHECK(fraction_is(f->fps, fps), "get_format fps %" PRIu32 "/%" PRIu32 ", expected %" PRIu32,
+          f->fps.numerator, f->fps.denominator, fps);
+    CHECK(f->buffer_count >= 2 && f->buffer_count <= 32, "get_format buffer_count %" PRIu32,
+          f->buffer_count);
+}
+
+static void check_common_frame(const struct rec *r, unsigned i, uint32_t fourcc, uint32_t w,
+                               uint32_t h, uint32_t planes)
+{
+    char a[5], b[5];
+
+    CHECK(r->struct_size == sizeof(camcore_frame), "frame %u struct_size %" PRIu32 ", expected %zu",
+          i, r->struct_size, sizeof(camcore_frame));
+    CHECK(r->fourcc == fourcc, "frame %u fourcc %s, expected %s", i, fourcc_str(r->fourcc, a),
+          fourcc_str(fourcc, b));
+    CHECK(r->width == w && r->height == h,
+          "frame %u size %" PRIu32 "x%" PRIu32 ", expected %" PRIu32 "x%" PRIu32, i, r->width,
+          r->height, w, h);
+    CHECK(r->plane_count == planes, "frame %u plane_count %" PRIu32 ", expected %" PRIu32, i,
+          r->plane_count, planes);
+}
+
+/* The pattern is a real picture: not one flat value, and it moves. */
+static void check_pattern(struct ctx *c, unsigned n)
+{
+    unsigned i, changes = 0;
+
+    CHECK(c->recs[0].max0 > c->recs[0].min0, "frame 0 plane 0 is flat (all bytes %u)",
+          c->recs[0].min0);
+    for (i = 1; i < n; i++)
+        if (c->recs[i].hash != c->recs[i - 1].hash)
+            changes++;
+    CHECK(changes >= (n - 1) / 2, "the test pattern does not move: %u of %u frames differ", changes,
+          n - 1);
+}
+
+static void test_S22_capture_yuyv_640x480(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 640, 480, 30);
+    camcore_capture_format fmt;
+    camcore_capture_stats st;
+    uint64_t t0;
+    unsigned i;
+
+    ctx_init(c);
+    memset(&fmt, 0, sizeof fmt);
+    memset(&st, 0, sizeof st);
+    if (capture_frames(c, &cfg, 30, &fmt, &st, &t0)) {
+        check_format(&fmt, CAMCORE_FOURCC_YUYV, 640, 480, 1, 1280, 0, 0, 614400, 30);
+        CHECK(fmt.buffer_count == 4, "buffer_count %" PRIu32 ", expected the default 4",
+              fmt.buffer_count);
+        for (i = 0; i < 30; i++) {
+            const struct rec *r = &c->recs[i];
+            check_common_frame(r, i, CAMCORE_FOURCC_YUYV, 640, 480, 1);
+            check_plane(r, i, 0, 1280, 614400);
+            check_plane_unused(r, i, 1);
+            check_plane_unused(r, i, 2);
+        }
+        check_sequence_and_time(c, 30, t0, 30.0);
+        check_pattern(c, 30);
+        CHECK(st.frames_delivered >= 30 && st.frames_delivered == c->total,
+              "stats delivered %" PRIu64 ", callbacks %u", st.frames_delivered, c->total);
+        CHECK(st.frames_dropped == 0 && st.frames_corrupted == 0,
+              "stats dropped %" PRIu64 " corrupted %" PRIu64 ", expected 0", st.frames_dropped,
+              st.frames_corrupted);
+    }
+    ctx_destroy(c);
+    free(c);
+}
+
+static void test_S22_capture_yuyv_1280x720_at_15(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 1280, 720, 15);
+    camcore_capture_format fmt;
+    camcore_capture_stats st;
+    uint64_t t0;
+    unsigned i;
+
+    ctx_init(c);
+    memset(&fmt, 0, sizeof fmt);
+    cfg.buffer_count = 3;
+    if (capture_frames(c, &cfg, 12, &fmt, &st, &t0)) {
+        check_format(&fmt, CAMCORE_FOURCC_YUYV, 1280, 720, 1, 2560, 0, 0, 1843200, 15);
+        CHECK(fmt.buffer_count == 3, "buffer_count %" PRIu32 ", asked 3", fmt.buffer_count);
+        for (i = 0; i < 12; i++) {
+            check_common_frame(&c->recs[i], i, CAMCORE_FOURCC_YUYV, 1280, 720, 1);
+            check_plane(&c->recs[i], i, 0, 2560, 1843200);
+        }
+        check_sequence_and_time(c, 12, t0, 15.0);
+    }
+    ctx_destroy(c);
+    free(c);
+}
+
+static void test_S22_capture_i420(void)
+{
+    static const struct {
+        uint32_t w, h;
+    } sizes[] = { { 640, 480 }, { 320, 240 } };
+    size_t s;
+
+    for (s = 0; s < 2; s++) {
+        struct ctx *c = malloc(sizeof *c);
+        uint32_t w = sizes[s].w, h = sizes[s].h;
+        camcore_capture_config cfg = config_for(CAMCORE_FOURCC_I420, w, h, 30);
+        camcore_capture_format fmt;
+        camcore_capture_stats st;
+        uint64_t t0;
+        unsigned i;
+
+        ctx_init(c);
+        memset(&fmt, 0, sizeof fmt);
+        if (capture_frames(c, &cfg, 10, &fmt, &st, &t0)) {
+            check_format(&fmt, CAMCORE_FOURCC_I420, w, h, 3, w, w / 2, w / 2, w * h * 3 / 2, 30);
+            for (i = 0; i < 10; i++) {
+                const struct rec *r = &c->recs[i];
+                check_common_frame(r, i, CAMCORE_FOURCC_I420, w, h, 3);
+                check_plane(r, i, 0, w, w * h);
+                check_plane(r, i, 1, w / 2, w * h / 4);
+                check_plane(r, i, 2, w / 2, w * h / 4);
+                check_planes_disjoint(r, i);
+            }
+            check_sequence_and_time(c, 10, t0, 30.0);
+            check_pattern(c, 10);
+        }
+        ctx_destroy(c);
+        free(c);
+    }
+}
+
+static void test_S22_capture_nv12(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_NV12, 640, 480, 30);
+    camcore_capture_format fmt;
+    camcore_capture_stats st;
+    uint64_t t0;
+    unsigned i;
+
+    ctx_init(c);
+    memset(&fmt, 0, sizeof fmt);
+    if (capture_frames(c, &cfg, 10, &fmt, &st, &t0)) {
+        check_format(&fmt, CAMCORE_FOURCC_NV12, 640, 480, 2, 640, 640, 0, 460800, 30);
+        for (i = 0; i < 10; i++) {
+            const struct rec *r = &c->recs[i];
+            check_common_frame(r, i, CAMCORE_FOURCC_NV12, 640, 480, 2);
+            check_plane(r, i, 0, 640, 307200);
+            check_plane(r, i, 1, 640, 153600);
+            CHECK(r->planes[1].stride == r->planes[0].stride,
+                  "frame %u: UV stride %" PRIu32 " != Y stride %" PRIu32, i, r->planes[1].stride,
+                  r->planes[0].stride);
+            check_plane_unused(r, i, 2);
+            check_planes_disjoint(r, i);
+        }
+        check_sequence_and_time(c, 10, t0, 30.0);
+    }
+    ctx_destroy(c);
+    free(c);
+}
+
+/* S6: what is reported after start is what was applied, and frames match it. */
+static void test_S6_reported_format_matches_frames(void)
+{
+    static const struct {
+        uint32_t w, h, fps;
+    } asks[] = { { 641, 479, 30 }, { 5000, 3000, 30 }, { 320, 240, 1000 } };
+    size_t a;
+
+    for (a = 0; a < sizeof asks / sizeof asks[0]; a++) {
+        struct ctx *c = malloc(sizeof *c);
+        camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, asks[a].w, asks[a].h, asks[a].fps);
+        camcore_capture_format fmt;
+        camcore_capture_stats st;
+        uint64_t t0;
+        unsigned i;
+
+        ctx_init(c);
+        memset(&fmt, 0, sizeof fmt);
+        if (capture_frames(c, &cfg, 3, &fmt, &st, &t0)) {
+            CHECK(fmt.width >= 16 && fmt.width <= 3840 && fmt.width % 2 == 0 && fmt.height >= 16 &&
+                      fmt.height <= 2160 && fmt.height % 2 == 0,
+                  "asked %" PRIu32 "x%" PRIu32 ": applied %" PRIu32 "x%" PRIu32
+                  " is not a valid synthetic size",
+                  asks[a].w, asks[a].h, fmt.width, fmt.height);
+            CHECK(fmt.fps.denominator != 0 && fmt.fps.numerator <= 120u * fmt.fps.denominator &&
+                      fmt.fps.numerator >= fmt.fps.denominator,
+                  "asked %" PRIu32 " fps: applied %" PRIu32 "/%" PRIu32 " is outside 1..120",
+                  asks[a].fps, fmt.fps.numerator, fmt.fps.denominator);
+            CHECK(fmt.strides[0] == fmt.width * 2, "YUYV stride %" PRIu32 " for width %" PRIu32,
+                  fmt.strides[0], fmt.width);
+            for (i = 0; i < 3; i++) {
+                const struct rec *r = &c->recs[i];
+                CHECK(r->width == fmt.width && r->height == fmt.height &&
+                          r->planes[0].stride == fmt.strides[0] &&
+                          r->planes[0].length == fmt.strides[0] * fmt.height,
+                      "frame %u: %" PRIu32 "x%" PRIu32 " stride %" PRIu32 " length %" PRIu32
+                      " does not match the reported format",
+                      i, r->width, r->height, r->planes[0].stride, r->planes[0].length);
+            }
+        }
+        ctx_destroy(c);
+        free(c);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads: stop/close end callbacks; calls from inside callbacks       */
+/* ------------------------------------------------------------------ */
+
+static void test_S16_no_callback_after_stop_or_close(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capturer *cap;
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 320, 240, 60);
+    camcore_frame_callbacks cb;
+    int round, in_cb;
+    unsigned entered, seq0;
+
+    ctx_init(c);
+    c->sleep_ms = 25; /* slow callbacks: stop usually lands inside one */
+    cb = callbacks_for(c);
+    cap = open_synthetic();
+    if (cap == NULL)
+        goto out;
+    for (round = 0; round < 4; round++) {
+        unsigned first = read_counter(c, &c->entered);
+        CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start (restart)");
+        CHECK(wait_for(c, &c->entered, first + 3, 5000), "round %d: no frames", round);
+        CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop while a callback runs");
+        pthread_mutex_lock(&c->lock);
+        in_cb = c->in_callback;
+        entered = c->entered;
+        seq0 = first < MAX_REC ? c->recs[first].sequence : 0;
+        pthread_mutex_unlock(&c->lock);
+        CHECK(in_cb == 0, "round %d: a callback was still running when stop returned", round);
+        CHECK(seq0 == 0, "round %d: sequence restarts at %u, expected 0", round, seq0);
+        sleep_ms(150);
+        CHECK(read_counter(c, &c->entered) == entered,
+              "round %d: %u callback(s) ran after stop returned", round,
+              read_counter(c, &c->entered) - entered);
+        CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop when stopped");
+    }
+
+    /* Close while streaming: also stops, and no callback afterwards. */
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start before close");
+    CHECK(wait_for(c, &c->entered, read_counter(c, &c->entered) + 2, 5000), "no frames");
+    camcore_capturer_close(cap);
+    pthread_mutex_lock(&c->lock);
+    in_cb = c->in_callback;
+    entered = c->entered;
+    pthread_mutex_unlock(&c->lock);
+    CHECK(in_cb == 0, "a callback was still running when close returned");
+    sleep_ms(150);
+    CHECK(read_counter(c, &c->entered) == entered, "callbacks ran after close returned");
+out:
+    ctx_destroy(c);
+    free(c); /* user_data may be freed once stop/close returned */
+}
+
+static void test_S31_stop_close_inside_callback(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 320, 240, 30);
+    camcore_frame_callbacks cb;
+    camcore_capturer *cap;
+
+    ctx_init(c);
+    cb = callbacks_for(c);
+    cap = open_synthetic();
+    if (cap == NULL)
+        goto out;
+    c->cap = cap;
+    c->inside_test = 1;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
+    if (!wait_for(c, NULL, 0, 5000)) {
+        CHECK(0, "stop/close from inside on_frame did not return within 5 s (deadlock)");
+        summary();
+        exit(1); /* the capture thread is stuck; nothing after this is meaningful */
+    }
+    CHECK(c->inside_stop_rc == CAMCORE_E_WOULD_DEADLOCK,
+          "stop inside on_frame returned %d (%s), expected CAMCORE_E_WOULD_DEADLOCK",
+          c->inside_stop_rc, camcore_strerror(c->inside_stop_rc));
+    CHECK(c->inside_stop_msg[0] != '\0', "no last error message after stop inside on_frame");
+    CHECK(c->inside_close_msg[0] != '\0', "no last error message after close inside on_frame");
+    CHECK(c->inside_start_rc == CAMCORE_E_STATE || c->inside_start_rc == CAMCORE_E_WOULD_DEADLOCK,
+          "start inside on_frame returned %d (%s), expected STATE or WOULD_DEADLOCK",
+          c->inside_start_rc, camcore_strerror(c->inside_start_rc));
+    /* Close from inside did nothing: the capturer still streams. */
+    CHECK(camcore_capturer_is_streaming(cap) != 0, "capturer stopped by close inside on_frame");
+    CHECK(wait_for(c, &c->total, 6, 5000), "frames stopped after close inside on_frame (%u)",
+          read_counter(c, &c->total));
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop from main afterwards");
+    camcore_capturer_close(cap);
+out:
+    ctx_destroy(c);
+    free(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* S23: retain and release                                             */
+/* ------------------------------------------------------------------ */
+
+static void test_S23_retained_frame_unchanged(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 640, 480, 30);
+    camcore_frame_callbacks cb;
+    camcore_capturer *cap;
+    const camcore_frame *kept;
+    camcore_capture_stats st;
+    int rc;
+
+    ctx_init(c);
+    c->retain_index = 2;
+    cb = callbacks_for(c);
+    cap = open_synthetic();
+    if (cap == NULL)
+        goto out;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
+    CHECK(wait_for(c, &c->total, 13, 5000), "fewer than 13 frames");
+    pthread_mutex_lock(&c->lock);
+    kept = c->retained_count ? c->retained[0] : NULL;
+    pthread_mutex_unlock(&c->lock);
+    CHECK(kept != NULL, "camcore_frame_retain returned NULL");
+    if (kept != NULL && c->copy != NULL) {
+        /* 10 more frames went through the 3 other buffers meanwhile. */
+        CHECK(c->recs[12].hash != c->recs[2].hash, "frames 2 and 12 are identical: test is moot");
+        CHECK(kept->sequence == c->recs[2].sequence && kept->timestamp_ns == c->recs[2].timestamp_ns,
+              "retained frame's metadata changed (seq %" PRIu32 ", was %" PRIu32 ")", kept->sequence,
+              c->recs[2].sequence);
+        CHECK(kept->planes[0].length == c->copy_len &&
+                  memcmp(kept->planes[0].data, c->copy, c->copy_len) == 0,
+              "retained frame's bytes changed after 10 more frames: buffer reused");
+        /* Retains nest: retain again, release once, still valid. */
+        CHECK(camcore_frame_retain(kept) == kept, "second retain returned another pointer");
+        camcore_frame_release(kept);
+        CHECK(wait_for(c, &c->total, 18, 5000), "frames stopped");
+        CHECK(memcmp(kept->planes[0].data, c->copy, c->copy_len) == 0,
+              "bytes changed after a nested retain/release pair");
+        camcore_frame_release(kept);
+        /* The buffer goes back to the queue; capture keeps going. */
+        CHECK(wait_for(c, &c->total, read_counter(c, &c->total) + 5, 5000),
+              "no frames after the release");
+    }
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+    st = get_stats(cap, &rc);
+    CHECK(rc == CAMCORE_OK && st.frames_dropped == 0,
+          "one retained frame of 4 buffers caused %" PRIu64 " drops", st.frames_dropped);
+    camcore_capturer_close(cap);
+out:
+    ctx_destroy(c);
+    free(c);
+}
+
+static void test_S23_retained_frame_survives_close(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_I420, 320, 240, 30);
+    camcore_frame_callbacks cb;
+    camcore_capturer *cap;
+    const camcore_frame *kept;
+
+    ctx_init(c);
+    c->retain_index = 1;
+    cb = callbacks_for(c);
+    cap = open_synthetic();
+    if (cap == NULL)
+        goto out;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
+    CHECK(wait_for(c, &c->total, 4, 5000), "fewer than 4 frames");
+    camcore_capturer_close(cap);
+    kept = c->retained_count ? c->retained[0] : NULL;
+    CHECK(kept != NULL && c->copy != NULL, "nothing retained");
+    if (kept != NULL && c->copy != NULL) {
+        CHECK(kept->fourcc == CAMCORE_FOURCC_I420 && kept->plane_count == 3 && kept->width == 320,
+              "retained frame's fields changed after close");
+        CHECK(memcmp(kept->planes[0].data, c->copy, c->copy_len) == 0,
+              "retained frame's bytes changed after close");
+        camcore_frame_release(kept); /* allowed after close */
+    }
+out:
+    ctx_destroy(c);
+    free(c);
+}
+
+static void test_S23_all_buffers_retained(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 320, 240, 60);
+    camcore_frame_callbacks cb;
+    camcore_capturer *cap;
+    camcore_capture_stats st;
+    uint64_t t;
+    unsigned i, n;
+    int rc;
+
+    ctx_init(c);
+    c->retain_first = 4; /* = buffer_count */
+    cb = callbacks_for(c);
+    cap = open_synthetic();
+    if (cap == NULL)
+        goto out;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
+    CHECK(wait_for(c, &c->total, 4, 5000), "fewer than 4 frames");
+    sleep_ms(400); /* 24 frame periods with no free buffer */
+    n = read_counter(c, &c->total);
+    CHECK(n == 4, "%u frames delivered while all 4 buffers were retained, expected 4", n);
+    st = get_stats(cap, &rc);
+    CHECK(rc == CAMCORE_OK && st.frames_dropped > 0,
+          "no drops counted while all buffers were retained (dropped %" PRIu64 ")",
+          st.frames_dropped);
+    /* Releasing one lets capture continue; the next frame reports the gap. */
+    pthread_mutex_lock(&c->lock);
+    camcore_frame_release(c->retained[0]);
+    c->retained[0] = NULL;
+    pthread_mutex_unlock(&c->lock);
+    CHECK(wait_for(c, &c->total, 5, 3000), "no frame after releasing one buffer");
+    if (read_counter(c, &c->total) >= 5)
+        CHECK(c->recs[4].dropped_before > 0 && c->recs[4].sequence > 4,
+              "frame after the stall: sequence %" PRIu32 " dropped_before %" PRIu32
+              ", expected a gap",
+              c->recs[4].sequence, c->recs[4].dropped_before);
+    /* Stop does not wait for retained frames. */
+    t = now_ns();
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop with retained frames");
+    CHECK(now_ns() - t < 2000000000u, "stop took %.1f s with retained frames",
+          (double)(now_ns() - t) / 1e9);
+    camcore_capturer_close(cap);
+    for (i = 0; i < c->retained_count; i++)
+        camcore_frame_release(c->retained[i]);
+out:
+    ctx_destroy(c);
+    free(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* S31: bad input                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The library still works: 3 frames from cap (or from a fresh capturer). */
+static void check_still_works(camcore_capturer *cap, const char *after)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 160, 120, 60);
+    camcore_frame_callbacks cb;
+    int own = cap == NULL;
+
+    ctx_init(c);
+    cb = callbacks_for(c);
+    if (own)
+        cap = open_synthetic();
+    if (cap != NULL) {
+        CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, after);
+        CHECK(wait_for(c, &c->total, 3, 5000), "no frames after %s", after);
+        CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, after);
+        if (own)
+            camcore_capturer_close(cap);
+    }
+    ctx_destroy(c);
+    free(c);
+}
+
+static void test_S31_null_arguments(void)
+{
+    camcore_manager_config mcfg;
+    camcore_manager *m = (camcore_manager *)&mcfg;
+    camcore_device_list *dl = (camcore_device_list *)&mcfg;
+    camcore_format_list *fl = (camcore_format_list *)&mcfg;
+    camcore_capturer *cap = (camcore_capturer *)&mcfg;
+    camcore_capture_format fmt;
+    camcore_capture_stats st;
+    camcore_capture_config cfg;
+    camcore_frame_callbacks cb;
+
+    /* Init helpers and free functions ignore NULL. */
+    camcore_manager_config_init(NULL);
+    camcore_capture_config_init(NULL);
+    camcore_frame_callbacks_init(NULL);
+    camcore_manager_free(NULL);
+    camcore_device_list_free(NULL);
+    camcore_format_list_free(NULL);
+    camcore_capturer_close(NULL);
+    camcore_frame_release(NULL);
+    CHECK(camcore_frame_retain(NULL) == NULL, "frame_retain(NULL) != NULL");
+    CHECK(camcore_strerror(CAMCORE_E_IO) != NULL, "strerror NULL");
+
+    /* Manager. */
+    camcore_manager_config_init(&mcfg);
+    CHECK_STATUS(camcore_manager_new(&mcfg, NULL), CAMCORE_E_INVALID_ARG, "manager_new(cfg, NULL)");
+    mcfg.struct_size = 0;
+    CHECK_STATUS(camcore_manager_new(&mcfg, &m), CAMCORE_E_INVALID_ARG,
+                 "manager_new(struct_size 0)");
+    CHECK(m == NULL, "manager_new failure left *out non-NULL");
+    mcfg.struct_size = 3;
+    m = (camcore_manager *)&mcfg;
+    CHECK_STATUS(camcore_manager_new(&mcfg, &m), CAMCORE_E_INVALID_ARG,
+                 "manager_new(struct_size 3)");
+    CHECK(m == NULL, "manager_new failure left *out non-NULL");
+
+    CHECK_STATUS(camcore_manager_list_devices(NULL, &dl), CAMCORE_E_INVALID_ARG,
+                 "list_devices(NULL, out)");
+    CHECK(dl == NULL, "list_devices failure left *out non-NULL");
+    CHECK_STATUS(camcore_manager_list_devices(g_manager, NULL), CAMCORE_E_INVALID_ARG,
+                 "list_devices(m, NULL)");
+
+    CHECK_STATUS(camcore_manager_list_formats(NULL, g_synth_id, &fl), CAMCORE_E_INVALID_ARG,
+                 "list_formats(NULL, id, out)");
+    CHECK(fl == NULL, "list_formats failure left *out non-NULL");
+    CHECK_STATUS(camcore_manager_list_formats(g_manager, NULL, &fl), CAMCORE_E_INVALID_ARG,
+                 "list_formats(m, NULL, out)");
+    CHECK_STATUS(camcore_manager_list_formats(g_manager, g_synth_id, NULL), CAMCORE_E_INVALID_ARG,
+                 "list_formats(m, id, NULL)");
+    CHECK_STATUS(camcore_manager_list_formats(g_manager, "", &fl), CAMCORE_E_NO_DEVICE,
+                 "list_formats(m, \"\", out)");
+
+    /* Capturer open. */
+    CHECK_STATUS(camcore_capturer_open(NULL, g_synth_id, &cap), CAMCORE_E_INVALID_ARG,
+                 "capturer_open(NULL, id, out)");
+    CHECK(cap == NULL, "capturer_open failure left *out non-NULL");
+    CHECK_STATUS(camcore_capturer_open(g_manager, NULL, &cap), CAMCORE_E_INVALID_ARG,
+                 "capturer_open(m, NULL, out)");
+    CHECK_STATUS(camcore_capturer_open(g_manager, g_synth_id, NULL), CAMCORE_E_INVALID_ARG,
+                 "capturer_open(m, id, NULL)");
+    cap = (camcore_capturer *)&mcfg;
+    CHECK_STATUS(camcore_capturer_open(g_manager, "no-such-camera", &cap), CAMCORE_E_NO_DEVICE,
+                 "capturer_open(unknown id)");
+    CHECK(cap == NULL, "capturer_open failure left *out non-NULL");
+    CHECK_STATUS(camcore_capturer_open(g_manager, "/dev/video-none", &cap), CAMCORE_E_NO_DEVICE,
+                 "capturer_open(node-like unknown id)");
+
+    /* Capturer calls with NULL. */
+    camcore_capture_config_init(&cfg);
+    camcore_frame_callbacks_init(&cb);
+    CHECK_STATUS(camcore_capturer_start(NULL, &cfg, &cb), CAMCORE_E_INVALID_ARG, "start(NULL)");
+    CHECK_STATUS(camcore_capturer_start(NULL, NULL, NULL), CAMCORE_E_INVALID_ARG,
+                 "start(NULL, NULL, NULL)");
+    CHECK_STATUS(camcore_capturer_stop(NULL), CAMCORE_E_INVALID_ARG, "stop(NULL)");
+    CHECK(camcore_capturer_is_streaming(NULL) == 0, "is_streaming(NULL) != 0");
+    memset(&fmt, 0, sizeof fmt);
+    fmt.struct_size = sizeof fmt;
+    CHECK_STATUS(camcore_capturer_get_format(NULL, &fmt), CAMCORE_E_INVALID_ARG,
+                 "get_format(NULL)");
+    st.struct_size = sizeof st;
+    CHECK_STATUS(camcore_capturer_get_stats(NULL, &st), CAMCORE_E_INVALID_ARG, "get_stats(NULL)");
+    CHECK_STATUS(camcore_capturer_fd(NULL), CAMCORE_E_INVALID_ARG, "fd(NULL)");
+    CHECK(camcore_capturer_device_id(NULL) == NULL, "device_id(NULL) != NULL");
+
+    check_still_works(NULL, "NULL arguments");
+}
+
+static void test_S31_bad_sizes_and_states(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg, good = config_for(CAMCORE_FOURCC_YUYV, 320, 240, 30);
+    camcore_frame_callbacks cb, badcb;
+    camcore_capture_format fmt;
+    camcore_capture_stats st;
+    camcore_capturer *cap;
+    int rc;
+
+    ctx_init(c);
+    cb = callbacks_for(c);
+    cap = open_synthetic();
+    if (cap == NULL)
+        goto out;
+
+    CHECK(camcore_capturer_device_id(cap) != NULL &&
+              strcmp(camcore_capturer_device_id(cap), g_synth_id) == 0,
+          "device_id '%s', expected '%s'",
+          camcore_capturer_device_id(cap) ? camcore_capturer_device_id(cap) : "(null)", g_synth_id);
+    CHECK_STATUS(camcore_capturer_fd(cap), CAMCORE_E_NOT_SUPPORTED, "fd(synthetic)");
+    CHECK(camcore_capturer_is_streaming(cap) == 0, "streaming before start");
+
+    /* Never started. */
+    fmt = get_format(cap, &rc);
+    CHECK_STATUS(rc, CAMCORE_E_STATE, "get_format before start");
+    CHECK_STATUS(camcore_capturer_get_format(cap, NULL), CAMCORE_E_INVALID_ARG,
+                 "get_format(cap, NULL)");
+    CHECK_STATUS(camcore_capturer_get_stats(cap, NULL), CAMCORE_E_INVALID_ARG,
+                 "get_stats(cap, NULL)");
+    memset(&st, 0, sizeof st);
+    CHECK_STATUS(camcore_capturer_get_stats(cap, &st), CAMCORE_E_INVALID_ARG,
+                 "get_stats(struct_size 0)");
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop before start");
+
+    /* Bad configs: INVALID_ARG, and the capturer stays stopped. */
+    cfg = good;
+    cfg.struct_size = 0;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_INVALID_ARG,
+                 "start(config struct_size 0)");
+    cfg.struct_size = 4;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_INVALID_ARG,
+                 "start(config struct_size 4)");
+    cfg = good;
+    cfg.width = 0;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_INVALID_ARG, "start(width 0)");
+    cfg = good;
+    cfg.height = 0;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_INVALID_ARG, "start(height 0)");
+    cfg = good;
+    cfg.buffer_count = 1;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_INVALID_ARG,
+                 "start(buffer_count 1)");
+    cfg.buffer_count = 33;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_INVALID_ARG,
+                 "start(buffer_count 33)");
+    badcb = cb;
+    badcb.struct_size = 0;
+    CHECK_STATUS(camcore_capturer_start(cap, &good, &badcb), CAMCORE_E_INVALID_ARG,
+                 "start(callbacks struct_size 0)");
+    cfg = good;
+    cfg.fourcc = CAMCORE_FOURCC_MJPEG;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_NOT_SUPPORTED,
+                 "start(MJPG on synthetic)");
+    cfg.fourcc = CAMCORE_FOURCC('X', 'X', 'X', 'X');
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_NOT_SUPPORTED,
+                 "start(unknown FourCC XXXX)");
+    CHECK(camcore_capturer_is_streaming(cap) == 0, "streaming after failed starts");
+    CHECK(read_counter(c, &c->entered) == 0, "callbacks ran after failed starts");
+
+    /* Start twice: STATE, the first capture continues untouched. */
+    CHECK_STATUS(camcore_capturer_start(cap, &good, &cb), CAMCORE_OK, "start");
+    cfg = config_for(CAMCORE_FOURCC_NV12, 640, 480, 15);
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_E_STATE, "start while streaming");
+    CHECK(camcore_capturer_is_streaming(cap) != 0, "second start stopped the stream");
+    fmt = get_format(cap, &rc);
+    CHECK(rc == CAMCORE_OK && fmt.fourcc == CAMCORE_FOURCC_YUYV && fmt.width == 320,
+          "second start changed the format");
+    memset(&fmt, 0, sizeof fmt);
+    CHECK_STATUS(camcore_capturer_get_format(cap, &fmt), CAMCORE_E_INVALID_ARG,
+                 "get_format(struct_size 0)");
+    CHECK(wait_for(c, &c->total, 5, 5000), "frames stopped after a second start");
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop twice");
+
+    /* NULL config and callbacks: defaults, delivered nowhere. */
+    CHECK_STATUS(camcore_capturer_start(cap, NULL, NULL), CAMCORE_OK, "start(cap, NULL, NULL)");
+    fmt = get_format(cap, &rc);
+    CHECK(rc == CAMCORE_OK && fmt.fourcc == CAMCORE_FOURCC_YUYV && fmt.width == 640 &&
+              fmt.height == 480 && fraction_is(fmt.fps, 30),
+          "start with NULL config: %" PRIu32 "x%" PRIu32 " %" PRIu32 "/%" PRIu32
+          ", expected YUYV 640x480 30 fps",
+          fmt.width, fmt.height, fmt.fps.numerator, fmt.fps.denominator);
+    sleep_ms(100);
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+
+    /* 0/0 keeps the driver's rate. */
+    cfg = good;
+    cfg.fps.numerator = 0;
+    cfg.fps.denominator = 0;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start(fps 0/0)");
+    fmt = get_format(cap, &rc);
+    CHECK(rc == CAMCORE_OK && fmt.fps.denominator != 0 && fmt.fps.numerator != 0,
+          "fps 0/0: applied rate %" PRIu32 "/%" PRIu32 " should be the (known) driver rate",
+          fmt.fps.numerator, fmt.fps.denominator);
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+
+    check_still_works(cap, "bad sizes and states");
+    camcore_capturer_close(cap);
+out:
+    ctx_destroy(c);
+    free(c);
+}
+
+/* S31: capturers outlive their manager (header: stay valid). */
+static void test_S31_capturer_outlives_manager(void)
+{
+    camcore_manager_config mcfg;
+    camcore_manager *m = NULL;
+    camcore_capturer *cap = NULL;
+
+    camcore_manager_config_init(&mcfg);
+    mcfg.include_synthetic = 1;
+    CHECK_STATUS(camcore_manager_new(&mcfg, &m), CAMCORE_OK, "manager_new");
+    CHECK_STATUS(camcore_capturer_open(m, g_synth_id, &cap), CAMCORE_OK, "open");
+    camcore_manager_free(m);
+    if (cap != NULL) {
+        check_still_works(cap, "manager freed before the capture");
+        camcore_capturer_close(cap);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+
+int main(void)
+{
+    camcore_manager_config mcfg;
+    camcore_device_list *list = NULL;
+    const camcore_device_info *synth;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    signal(SIGALRM, on_watchdog);
+    alarm(240);
+    unsetenv("CAMCORE_SYNTHETIC_CAMERA");
+
+    printf("libcamcore %s, header %d.%d.%d\n", camcore_version_string(), CAMCORE_VERSION_MAJOR,
+           CAMCORE_VERSION_MINOR, CAMCORE_VERSION_PATCH);
+
+    camcore_manager_config_init(&mcfg);
+    mcfg.include_synthetic = 1;
+    if (camcore_manager_new(&mcfg, &g_manager) != CAMCORE_OK ||
+        camcore_manager_list_devices(g_manager, &list) != CAMCORE_OK ||
+        (synth = find_synthetic(list, NULL)) == NULL) {
+        printf("FAIL setup: no manager or no synthetic camera: %s\n", camcore_last_error_message());
+        g_failed++;
+        summary();
+        return 1;
+    }
+    snprintf(g_synth_id, sizeof g_synth_id, "%s", synth->id);
+    camcore_device_list_free(list);
+    printf("synthetic camera id: %s\n", g_synth_id);
+
+    run_test("test_S29_version", test_S29_version);
+    run_test("test_S29_strerror_names", test_S29_strerror_names);
+    run_test("test_S29_last_error_per_thread", test_S29_last_error_per_thread);
+    run_test("test_S4_synthetic_listed_only_when_asked", test_S4_synthetic_listed_only_when_asked);
+    run_test("test_S5_synthetic_formats", test_S5_synthetic_formats);
+    run_test("test_S22_capture_yuyv_640x480", test_S22_capture_yuyv_640x480);
+    run_test("test_S22_capture_yuyv_1280x720_at_15", test_S22_capture_yuyv_1280x720_at_15);
+    run_test("test_S22_capture_i420", test_S22_capture_i420);
+    run_test("test_S22_capture_nv12", test_S22_capture_nv12);
+    run_test("test_S6_reported_format_matches_frames", test_S6_reported_format_matches_frames);
+    run_test("test_S16_no_callback_after_stop_or_close", test_S16_no_callback_after_stop_or_close);
+    run_test("test_S31_stop_close_inside_callback", test_S31_stop_close_inside_callback);
+    run_test("test_S23_retained_frame_unchanged", test_S23_retained_frame_unchanged);
+    run_test("test_S23_retained_frame_survives_close", test_S23_retained_frame_survives_close);
+    run_test("test_S23_all_buffers_retained", test_S23_all_buffers_retained);
+    run_test("test_S31_null_arguments", test_S31_null_arguments);
+    run_test("test_S31_bad_sizes_and_states", test_S31_bad_sizes_and_states);
+    run_test("test_S31_capturer_outlives_manager", test_S31_capturer_outlives_manager);
+
+    camcore_manager_free(g_manager);
+    summary();
+    return g_failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs inside the QEMU guest (started by Tests/kernel/run), as root, with the
+# host's root filesystem shared read-only. Makes sure udevd runs, then runs the
+# kernel pytest suite once; the tests load and reload vivid themselves
+# (Tests/kernel/conftest.py). Results go to $CAMCORE_RESULTS (a --rwdir).
+#   env: CAMCORE_REPO, CAMCORE_RESULTS, CAMCORE_PYTHON, CAMCORE_KERNEL_TESTS
+#   args: passed on to pytest
+set -uo pipefail
+repo=${CAMCORE_REPO:?}
+res=${CAMCORE_RESULTS:?}
+py=${CAMCORE_PYTHON:-python3}
+tests=${CAMCORE_KERNEL_TESTS:-Tests/kernel}
+status=1
+finish() {
+  echo "$status" > "$res/status"
+  sync
+}
+trap finish EXIT
+
+cd "$repo" || exit 1
+echo "guest: $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo)"
+
+# udevd: virtme-ng normally starts it; libudev enumeration needs its /run/udev data.
+if ! udevadm control --ping >/dev/null 2>&1; then
+  echo "guest: starting systemd-udevd"
+  for d in /lib/systemd/systemd-udevd /usr/lib/systemd/systemd-udevd; do
+    [ -x "$d" ] && { "$d" --daemon; break; }
+  done
+  udevadm trigger --action=add >/dev/null 2>&1
+fi
+udevadm settle --timeout=30
+udevadm control --ping >/dev/null 2>&1 || { echo "guest: ERROR: udevd is not running"; exit 1; }
+
+export CAMCORE_KERNEL_GUEST=1
+export PYTHONPATH="$repo/examples/python${PYTHONPATH:+:$PYTHONPATH}"
+export CAMCORE_LIBRARY="$repo/build/prefix/lib/libcamcore.so.0"
+export LD_LIBRARY_PATH="$repo/build/prefix/lib"
+export PYTHONDONTWRITEBYTECODE=1   # the shared root is read-only
+export PYTHONUNBUFFERED=1
+unset CAMCORE_SYNTHETIC_CAMERA
+
+"$py" -m pytest -p no:cacheprovider -rA -v --color=no \
+    --junitxml="$res/junit.xml" "$tests" "$@" 2>&1 | tee "$res/pytest.log"
+status=${PIPESTATUS[0]}
+
+# A short summary for the host: the per-test outcome lines and pytest's last line.
+{
+  sed -n '/short test summary info/,$p' "$res/pytest.log" | grep -E '^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)' || true
+  tail -n 1 "$res/pytest.log"
+} > "$res/summary.txt"
+
+modprobe -r vivid 2>/dev/null
+exit "$status"

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""capture.py — the camcore main job in Python.
+
+Lists the cameras, captures N frames from the first camera (or --device ID),
+prints each frame's size, FourCC and sequence and the measured frame rate,
+and writes one frame as a PNG snapshot. With no camera it uses camcore's
+synthetic camera and says so.
+
+    python3 capture.py [--frames N] [--device ID] [--size WxH] [--fps N]
+                       [--format FOURCC] [--snapshot FILE]
+
+The library is found through CAMCORE_LIBRARY, pkg-config (PKG_CONFIG_PATH)
+or the loader path (LD_LIBRARY_PATH); see camcore.py.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import struct
+import sys
+import threading
+import time
+import zlib
+from fractions import Fraction
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import camcore  # noqa: E402
+
+# Formats this example can turn into RGB for the snapshot, in order of preference.
+CONVERTIBLE = ("YUYV", "YU12", "NV12", "RGB3", "BGR3", "GREY")
+FORMAT_ALIASES = {"I420": "YU12", "MJPEG": "MJPG", "RGB24": "RGB3", "BGR24": "BGR3"}
+
+
+# ---------------------------------------------------------------------------
+# Colour conversion (BT.601, limited range) and PNG writing
+# ---------------------------------------------------------------------------
+
+def yuv_to_rgb(y: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """BT.601 limited-range Y'CbCr -> 8-bit RGB; y, u, v are (h, w) uint8 arrays."""
+    c = (y.astype(np.float32) - 16.0) * 1.164
+    d = u.astype(np.float32) - 128.0
+    e = v.astype(np.float32) - 128.0
+    rgb = np.empty(y.shape + (3,), dtype=np.float32)
+    rgb[..., 0] = c + 1.596 * e
+    rgb[..., 1] = c - 0.392 * d - 0.813 * e
+    rgb[..., 2] = c + 2.017 * d
+    return np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
+
+
+def _rows(plane: np.ndarray, rows: int, row_bytes: int, stride: int) -> np.ndarray:
+    """(rows, row_bytes) view of a 1-D plane whose rows are `stride` bytes apart."""
+    need = (rows - 1) * stride + row_bytes
+    if plane.size < need:
+        raise ValueError(f"plane has {plane.size} bytes, needs {need}")
+    return np.lib.stride_tricks.as_strided(plane, shape=(rows, row_bytes),
+                                           strides=(stride, 1), writeable=False)
+
+
+def _upsample(c: np.ndarray, h: int, w: int) -> np.ndarray:
+    """2x2 chroma subsampled plane -> full size (nearest neighbour)."""
+    return np.repeat(np.repeat(c, 2, axis=0), 2, axis=1)[:h, :w]
+
+
+def to_rgb(fourcc: str, width: int, height: int, planes, strides) -> np.ndarray:
+    """Converts one frame (1-D uint8 planes with their strides) to an (h, w, 3) RGB array."""
+    w, h = width, height
+    if fourcc == "YUYV":
+        px = _rows(planes[0], h, w * 2, strides[0]).reshape(h, w // 2, 4)
+        y = px[:, :, 0::2].reshape(h, w)
+        u = np.repeat(px[:, :, 1], 2, axis=1)
+        v = np.repeat(px[:, :, 3], 2, axis=1)
+        return yuv_to_rgb(y, u, v)
+    if fourcc == "YU12":  # I420: Y, then U (Cb), then V (Cr), chroma 2x2 subsampled
+        cw, ch = (w + 1) // 2, (h + 1) // 2
+        y = _rows(planes[0], h, w, strides[0])
+        u = _upsample(_rows(planes[1], ch, cw, strides[1]), h, w)
+        v = _upsample(_rows(planes[2], ch, cw, strides[2]), h, w)
+        return yuv_to_rgb(y, u, v)
+    if fourcc == "NV12":  # Y, then interleaved Cb,Cr
+        cw, ch = (w + 1) // 2, (h + 1) // 2
+        y = _rows(planes[0], h, w, strides[0])
+        uv = _rows(planes[1], ch, cw * 2, strides[1]).reshape(ch, cw, 2)
+        return yuv_to_rgb(y, _upsample(uv[:, :, 0], h, w), _upsample(uv[:, :, 1], h, w))
+    if fourcc == "RGB3":
+        return np.ascontiguousarray(_rows(planes[0], h, w * 3, strides[0]).reshape(h, w, 3))
+    if fourcc == "BGR3":
+        return np.ascontiguousarray(_rows(planes[0], h, w * 3, strides[0]).reshape(h, w, 3)[..., ::-1])
+    if fourcc == "GREY":
+        g = _rows(planes[0], h, w, strides[0])
+        return np.repeat(g[:, :, None], 3, axis=2)
+    raise ValueError(f"no RGB conversion for {fourcc}")
+
+
+def png_bytes(rgb: np.ndarray) -> bytes:
+    """An 8-bit RGB PNG of an (h, w, 3) uint8 array (zlib + struct only)."""
+    h, w, _ = rgb.shape
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    raw = np.empty((h, 1 + w * 3), dtype=np.uint8)
+    raw[:, 0] = 0  # filter type None for every row
+    raw[:, 1:] = np.ascontiguousarray(rgb, dtype=np.uint8).reshape(h, w * 3)
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit, colour type 2 (RGB)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
+            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)) + chunk(b"IEND", b""))
+
+
+# ---------------------------------------------------------------------------
+# The main job
+# ---------------------------------------------------------------------------
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Capture frames with camcore and save a PNG snapshot.")
+    p.add_argument("--frames", type=int, default=30, metavar="N", help="frames to capture (30)")
+    p.add_argument("--device", metavar="ID", help="device id (default: the first camera)")
+    p.add_argument("--size", default="640x480", metavar="WxH", help="frame size (640x480)")
+    p.add_argument("--fps", type=float, default=30, metavar="N", help="frame rate (30)")
+    p.add_argument("--format", metavar="FOURCC",
+                   help="pixel format, e.g. YUYV, I420/YU12, NV12 (default: first of "
+                        + ", ".join(CONVERTIBLE) + " the camera offers)")
+    p.add_argument("--snapshot", default="snapshot.png", metavar="FILE",
+                   help="PNG file for one frame (snapshot.png); '' for none")
+    a = p.parse_args(argv)
+    try:
+        w, h = a.size.lower().split("x")
+        a.width, a.height = int(w), int(h)
+    except ValueError:
+        p.error(f"--size wants WxH, e.g. 640x480, not {a.size!r}")
+    if a.frames < 1:
+        p.error("--frames must be at least 1")
+    if a.format:
+        a.format = FORMAT_ALIASES.get(a.format.upper(), a.format)
+    return a
+
+
+def choose_format(m: camcore.Manager, device_id: str) -> str:
+    offered = [f.fourcc for f in m.formats(device_id)]
+    for fcc in CONVERTIBLE:
+        if fcc in offered:
+            return fcc
+    if not offered:
+        raise SystemExit(f"device {device_id} lists no formats")
+    return offered[0]
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    print(f"camcore {camcore.version()} ({camcore.library_path})")
+    # Asking for the synthetic camera lists it after the real cameras.
+    with camcore.Manager(synthetic=True) as m:
+        devices = m.devices()
+        print("Cameras:")
+        for d in devices:
+            tag = " [synthetic]" if d.synthetic else ""
+            print(f"  {d.id}  {d.name!r}  node={d.node} driver={d.driver} type={d.type}"
+                  f" position={d.position}{tag}")
+        real = [d for d in devices if not d.synthetic]
+        if args.device:
+            dev = next((d for d in devices if d.id == args.device), None)
+            if dev is None:
+                print(f"error: no device with id {args.device!r}", file=sys.stderr)
+                return 2
+        elif real:
+            dev = real[0]
+        else:
+            dev = next(d for d in devices if d.synthetic)
+            print("No camera found: using camcore's synthetic camera (moving test pattern).")
+        fourcc = args.format or choose_format(m, dev.id)
+        fps = Fraction(args.fps).limit_denominator(1001)
+
+        n = args.frames
+        lock = threading.Lock()
+        done = threading.Event()
+        state = {"count": 0, "first_ts": None, "last_ts": None, "snapshot": None}
+        snap_index = n // 2  # a middle frame: the first ones may be warm-up frames
+
+        def on_frame(frame: camcore.Frame) -> None:
+            # Runs on the capture thread; the frame is borrowed for this call.
+            with lock:
+                if state["count"] >= n:
+                    return
+                i = state["count"]
+                state["count"] += 1
+                if state["first_ts"] is None:
+                    state["first_ts"] = frame.timestamp_ns
+                state["last_ts"] = frame.timestamp_ns
+                if i == snap_index and args.snapshot:
+                    state["snapshot"] = frame.retain()  # keep it past the callback
+            flag = " CORRUPTED" if frame.corrupted else ""
+            drop = f" dropped_before={frame.dropped_before}" if frame.dropped_before else ""
+            print(f"frame {i + 1:3d}/{n}: {frame.width}x{frame.height} {frame.fourcc} "
+                  f"seq={frame.sequence} bytes={sum(frame.lengths)}{drop}{flag}", flush=True)
+            if i + 1 >= n:
+                done.set()
+
+        def on_error(err: camcore.CamcoreError) -> None:
+            print(f"capture error: {err}", file=sys.stderr)
+            done.set()
+
+        with m.open(dev.id) as cap:
+            print(f"Capturing {n} frames from {dev.name!r} ({dev.id}): {fourcc} "
+                  f"{args.width}x{args.height} @ {fps} fps")
+            t0 = time.monotonic()
+            cap.start(fourcc=fourcc, width=args.width, height=args.height, fps=fps,
+                      on_frame=on_frame, on_error=on_error)
+            fmt = cap.format
+            print(f"Driver applied: {fmt.fourcc} {fmt.width}x{fmt.height} strides={fmt.strides} "
+                  f"frame_bytes={fmt.frame_bytes} fps={fmt.fps} buffers={fmt.buffer_count}")
+            rate = float(fmt.fps) if fmt.fps else float(fps) or 30.0
+            done.wait(timeout=5.0 + 3.0 * n / rate)
+            cap.stop()
+            wall = time.monotonic() - t0
+            stats = cap.stats
+
+        count = state["count"]
+        if count == 0:
+            print("error: no frames arrived", file=sys.stderr)
+            return 1
+        if count > 1 and state["last_ts"] > state["first_ts"]:
+            measured = (count - 1) * 1e9 / (state["last_ts"] - state["first_ts"])
+            print(f"Measured: {measured:.2f} fps over {count} frames (frame timestamps); "
+                  f"{wall:.2f} s wall time")
+        print(f"Stats: delivered={stats.frames_delivered} dropped={stats.frames_dropped} "
+              f"corrupted={stats.frames_corrupted}")
+
+        snap = state["snapshot"]
+        if snap is not None:
+            with snap:  # released at the end of the block
+                try:
+                    rgb = to_rgb(snap.fourcc, snap.width, snap.height,
+                                 [snap.plane(i) for i in range(snap.plane_count)], snap.strides)
+                except ValueError as e:
+                    print(f"no snapshot: {e}", file=sys.stderr)
+                    rgb = None
+                seq = snap.sequence
+            if rgb is not None:
+                with open(args.snapshot, "wb") as fh:
+                    fh.write(png_bytes(rgb))
+                print(f"Snapshot: frame seq={seq} -> {args.snapshot} "
+                      f"({rgb.shape[1]}x{rgb.shape[0]} PNG)")
+        return 0 if count >= n else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
