@@ -22,7 +22,7 @@ let package = Package(
         // The engine: pure Swift, no C-ABI types in its API.
         .target(name: "CamCore", dependencies: ["CV4L2", "CUdev"]),
         // Only the @_cdecl exports and handle boxing.
-        .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"]),
+        .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"], exclude: ["exports.map"]),
         .testTarget(name: "CamCoreTests", dependencies: ["CamCore"]),
     ]
 )
