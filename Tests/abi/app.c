@@ -13,6 +13,13 @@
 #include <string.h>
 #include <time.h>
 
+/* Counts frames; read only after stop, when no callback runs any more. */
+static void on_frame(void *user_data, const camcore_frame *frame)
+{
+    if (frame->width == 640 && frame->height == 480 && frame->fourcc == CAMCORE_FOURCC_YUYV)
+        ++*(unsigned long *)user_data;
+}
+
 static int fail(const char *what, int status)
 {
     fprintf(stderr, "app: %s: %s: %s\n", what, camcore_strerror(status),
@@ -27,6 +34,8 @@ int main(void)
     camcore_device_list *list = NULL;
     camcore_capturer *cap = NULL;
     camcore_capture_stats stats;
+    camcore_frame_callbacks callbacks;
+    unsigned long frames = 0;
     struct timespec pause = { 0, 300000000L };
     size_t i;
     int rc;
@@ -51,7 +60,11 @@ int main(void)
     }
     if ((rc = camcore_capturer_open(manager, list->devices[i].id, &cap)) != CAMCORE_OK)
         return fail("camcore_capturer_open", rc);
-    if ((rc = camcore_capturer_start(cap, NULL, NULL)) != CAMCORE_OK)
+    camcore_frame_callbacks_init(&callbacks);
+    callbacks.user_data = &frames;
+    callbacks.on_frame = on_frame;
+    /* NULL config: YUYV 640x480 at 30 fps. */
+    if ((rc = camcore_capturer_start(cap, NULL, &callbacks)) != CAMCORE_OK)
         return fail("camcore_capturer_start", rc);
     nanosleep(&pause, NULL);
     if ((rc = camcore_capturer_stop(cap)) != CAMCORE_OK)
@@ -63,10 +76,11 @@ int main(void)
     camcore_capturer_close(cap);
     camcore_device_list_free(list);
     camcore_manager_free(manager);
-    if (stats.frames_delivered == 0) {
-        fprintf(stderr, "app: no frames in 300 ms\n");
+    if (frames == 0 || stats.frames_delivered != frames) {
+        fprintf(stderr, "app: %lu 640x480 YUYV frames in 300 ms, stats say %lu\n", frames,
+                (unsigned long)stats.frames_delivered);
         return 1;
     }
-    printf("app ok: %lu frames delivered\n", (unsigned long)stats.frames_delivered);
+    printf("app ok: %lu frames delivered\n", frames);
     return 0;
 }

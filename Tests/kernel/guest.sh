@@ -18,7 +18,7 @@ finish() {
 trap finish EXIT
 
 cd "$repo" || exit 1
-echo "guest: $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo)"
+echo "guest: $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo), up $(cut -d' ' -f1 /proc/uptime) s"
 
 # udevd: virtme-ng normally starts it; libudev enumeration needs its /run/udev data.
 if ! udevadm control --ping >/dev/null 2>&1; then
@@ -39,7 +39,8 @@ export PYTHONDONTWRITEBYTECODE=1   # the shared root is read-only
 export PYTHONUNBUFFERED=1
 unset CAMCORE_SYNTHETIC_CAMERA
 
-"$py" -m pytest -p no:cacheprovider -rA -v --color=no \
+# No cache (read-only tree); no hypothesis/benchmark plugins (slow to import, unused here).
+"$py" -m pytest -p no:cacheprovider -p no:hypothesispytest -p no:benchmark -rA -v --color=no \
     --junitxml="$res/junit.xml" "$tests" "$@" 2>&1 | tee "$res/pytest.log"
 status=${PIPESTATUS[0]}
 
@@ -50,4 +51,5 @@ status=${PIPESTATUS[0]}
 } > "$res/summary.txt"
 
 modprobe -r vivid 2>/dev/null
+echo "guest: done, up $(cut -d' ' -f1 /proc/uptime) s"
 exit "$status"

@@ -140,3 +140,19 @@ def test_main_job_unknown_device(tmp_path):
     assert r.returncode == 2
     assert "no device with id 'no-such-camera'" in r.stderr
     assert not (tmp_path / "snapshot.png").exists()
+
+
+BARS_RGB = [(255, 255, 255), (255, 255, 0), (0, 255, 255), (0, 255, 0),
+            (255, 0, 255), (255, 0, 0), (0, 0, 255), (0, 0, 0)]
+
+
+@pytest.mark.parametrize("fmt", ["YUYV", "I420", "NV12"])
+def test_S4_first_frame_shows_the_colour_bars(cap, fmt):
+    # Frame 0 of the synthetic camera: eight 100% colour bars (white ... black) across
+    # the picture; the moving square starts at the top-left, so the bottom row is bars only.
+    f = cap.capture(1, fourcc=fmt, width=640, height=480, fps=30)[0]
+    assert f.sequence == 0
+    rgb = capture.to_rgb(f.fourcc, f.width, f.height, f.planes, f.strides)
+    centres = [rgb[479, 40 + 80 * i].astype(int) for i in range(8)]
+    for got, want in zip(centres, BARS_RGB):
+        assert np.abs(got - np.array(want)).max() <= 3, (centres, BARS_RGB)

@@ -237,7 +237,7 @@ static void print_fps(camcore_fraction fps)
     else if (fps.numerator % fps.denominator == 0)
         printf("%" PRIu32, fps.numerator / fps.denominator);
     else
-        printf("%.3g", (double)fps.numerator / fps.denominator);
+        printf("%.4g", (double)fps.numerator / fps.denominator);
 }
 
 static void print_format(const camcore_format *f)
@@ -708,13 +708,24 @@ int main(int argc, char **argv)
     callbacks.on_frame = on_frame;
     callbacks.on_error = on_error;
 
+    printf("Capturing %u frames, asking for %" PRIu32 "x%" PRIu32 " %s at ", opt.frames,
+           opt.width, opt.height, camcore_fourcc_to_string(opt.fourcc, asked));
+    if (opt.fps.numerator == 0)
+        printf("the driver's rate\n");
+    else {
+        print_fps(opt.fps);
+        printf(" fps\n");
+    }
+    fflush(stdout);
     status = camcore_capturer_start(capturer, &capture_config, &callbacks);
     if (status != CAMCORE_OK) {
         report("camcore_capturer_start", status);
         goto out;
     }
 
-    /* Drivers round sizes and rates: print what was really applied. */
+    /* Drivers round sizes and rates: what was really applied. It is
+     * printed after the frames, whose lines the capture thread is already
+     * printing. */
     memset(&format, 0, sizeof format);
     format.struct_size = sizeof format;
     status = camcore_capturer_get_format(capturer, &format);
@@ -722,15 +733,6 @@ int main(int argc, char **argv)
         report("camcore_capturer_get_format", status);
         goto out;
     }
-    printf("Capturing %u frames: %" PRIu32 "x%" PRIu32 " %s at ", opt.frames, format.width,
-           format.height, camcore_fourcc_to_string(format.fourcc, code));
-    print_fps(format.fps);
-    printf(" fps, %" PRIu32 " plane(s), stride %" PRIu32 ", %" PRIu32 " bytes/frame, %" PRIu32
-           " buffers\n",
-           format.plane_count, format.strides[0], format.frame_bytes, format.buffer_count);
-    if (format.width != opt.width || format.height != opt.height || format.fourcc != opt.fourcc)
-        printf("(asked for %" PRIu32 "x%" PRIu32 " %s; the driver adjusted it)\n", opt.width,
-               opt.height, camcore_fourcc_to_string(opt.fourcc, asked));
 
     /* 4. Wait for the frames: generously twice the expected time plus 5 s
      *    for the camera to wake up. Never wait forever. */
@@ -761,8 +763,18 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    /* 5. The frame rate measured from the frames' own timestamps, and the
-     *    counters (drops are sequence gaps). */
+    /* 5. The format in use, the frame rate measured from the frames' own
+     *    timestamps, and the counters (drops are sequence gaps). */
+    printf("Format in use: %" PRIu32 "x%" PRIu32 " %s at ", format.width, format.height,
+           camcore_fourcc_to_string(format.fourcc, code));
+    print_fps(format.fps);
+    printf(" fps, %" PRIu32 " plane(s), stride %" PRIu32 ", %" PRIu32 " bytes/frame, %" PRIu32
+           " buffers%s\n",
+           format.plane_count, format.strides[0], format.frame_bytes, format.buffer_count,
+           (format.width != opt.width || format.height != opt.height ||
+            format.fourcc != opt.fourcc)
+               ? " (adjusted by the driver)"
+               : "");
     if (st.received > 1 && st.last_ts > st.first_ts)
         printf("Measured %.2f fps over %u frames\n",
                (st.received - 1) * 1e9 / (double)(st.last_ts - st.first_ts), st.received);

@@ -113,6 +113,16 @@ def png_bytes(rgb: np.ndarray) -> bytes:
 # The main job
 # ---------------------------------------------------------------------------
 
+_print_lock = threading.Lock()
+
+
+def say(text: str) -> None:
+    """print() for lines written from both the main and the capture thread."""
+    with _print_lock:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Capture frames with camcore and save a PNG snapshot.")
     p.add_argument("--frames", type=int, default=30, metavar="N", help="frames to capture (30)")
@@ -192,8 +202,8 @@ def main(argv=None) -> int:
                     state["snapshot"] = frame.retain()  # keep it past the callback
             flag = " CORRUPTED" if frame.corrupted else ""
             drop = f" dropped_before={frame.dropped_before}" if frame.dropped_before else ""
-            print(f"frame {i + 1:3d}/{n}: {frame.width}x{frame.height} {frame.fourcc} "
-                  f"seq={frame.sequence} bytes={sum(frame.lengths)}{drop}{flag}", flush=True)
+            say(f"frame {i + 1:3d}/{n}: {frame.width}x{frame.height} {frame.fourcc} "
+                f"seq={frame.sequence} bytes={sum(frame.lengths)}{drop}{flag}")
             if i + 1 >= n:
                 done.set()
 
@@ -202,14 +212,14 @@ def main(argv=None) -> int:
             done.set()
 
         with m.open(dev.id) as cap:
-            print(f"Capturing {n} frames from {dev.name!r} ({dev.id}): {fourcc} "
-                  f"{args.width}x{args.height} @ {fps} fps")
+            say(f"Capturing {n} frames from {dev.name!r} ({dev.id}): {fourcc} "
+                f"{args.width}x{args.height} @ {fps} fps")
             t0 = time.monotonic()
             cap.start(fourcc=fourcc, width=args.width, height=args.height, fps=fps,
                       on_frame=on_frame, on_error=on_error)
             fmt = cap.format
-            print(f"Driver applied: {fmt.fourcc} {fmt.width}x{fmt.height} strides={fmt.strides} "
-                  f"frame_bytes={fmt.frame_bytes} fps={fmt.fps} buffers={fmt.buffer_count}")
+            say(f"Driver applied: {fmt.fourcc} {fmt.width}x{fmt.height} strides={fmt.strides} "
+                f"frame_bytes={fmt.frame_bytes} fps={fmt.fps} buffers={fmt.buffer_count}")
             rate = float(fmt.fps) if fmt.fps else float(fps) or 30.0
             done.wait(timeout=5.0 + 3.0 * n / rate)
             cap.stop()
