@@ -177,6 +177,10 @@ typedef struct camcore_fraction {
 #define CAMCORE_FOURCC_BGR24 CAMCORE_FOURCC('B', 'G', 'R', '3')
 /** Motion-JPEG (V4L2_PIX_FMT_MJPEG), 1 plane, variable length. */
 #define CAMCORE_FOURCC_MJPEG CAMCORE_FOURCC('M', 'J', 'P', 'G')
+/** 32-bit RGBA, bytes R,G,B,A (V4L2_PIX_FMT_RGBA32 "AB24"), 1 plane. */
+#define CAMCORE_FOURCC_RGBA CAMCORE_FOURCC('A', 'B', '2', '4')
+/** As an output format: the driver's own format, delivered without a copy (S8). */
+#define CAMCORE_FOURCC_NATIVE 0u
 
 /**
  * Writes the four characters of a FourCC and a terminating NUL into out.
@@ -413,6 +417,95 @@ int camcore_manager_list_formats(camcore_manager *manager, const char *device_id
 void camcore_format_list_free(camcore_format_list *list);
 
 /* ------------------------------------------------------------------ */
+/* Negotiation (S6, S7)                                                */
+/* ------------------------------------------------------------------ */
+
+/** What an app would like to capture. Fill with camcore_preference_init(). */
+typedef struct camcore_preference {
+    /** sizeof(camcore_preference). */
+    uint32_t struct_size;
+    /** Size in pixels. Default 1280x720. */
+    uint32_t width, height;
+    /** Accepted rates, fps. Default 15/1 to 30/1. */
+    camcore_fraction min_fps, max_fps;
+    /** The output format wanted (see camcore_capture_config); default CAMCORE_FOURCC_NATIVE. */
+    uint32_t output_fourcc;
+} camcore_preference;
+
+/**
+ * Fills a preference: 1280x720, 15–30 fps, native output (S6's default).
+ *
+ * \param preference the struct; NULL is ignored.
+ */
+void camcore_preference_init(camcore_preference *preference);
+
+/** Adjustment bits: what differs from what was asked. */
+#define CAMCORE_ADJUSTED_SIZE   0x1u /**< The size is not the one asked for. */
+#define CAMCORE_ADJUSTED_RATE   0x2u /**< The rate is outside what was asked. */
+#define CAMCORE_ADJUSTED_FORMAT 0x4u /**< The pixel format is not the one asked for. */
+
+/** A capture setting a device can do, as chosen by negotiation. */
+typedef struct camcore_setting {
+    /** sizeof(camcore_setting). */
+    uint32_t struct_size;
+    /** The driver's pixel format to capture. */
+    uint32_t fourcc;
+    /** Size in pixels. */
+    uint32_t width, height;
+    /** Frame rate, fps; 0/0 when the driver does not enumerate rates. */
+    camcore_fraction fps;
+    /** CAMCORE_ADJUSTED_* bits; 0 means the preference is met exactly ("valid"). */
+    uint32_t adjusted;
+} camcore_setting;
+
+/**
+ * Chooses the setting nearest to a preference (S6): (1) only formats whose
+ * rates reach min_fps, if any do; (2) nearest aspect ratio; (3) the
+ * smallest size at or above the request, else the largest below; (4) the
+ * format needing least work (the output format, then raw, then MJPEG);
+ * (5) the highest rate not above max_fps. Deterministic; stepwise and
+ * continuous ranges are snapped to their step, never expanded.
+ *
+ * Pass the result's fourcc, size and fps to camcore_capturer_start(); what
+ * the driver then applies is read back by camcore_capturer_get_format().
+ *
+ * \param manager    the manager.
+ * \param device_id  the device.
+ * \param preference the wish, or NULL for camcore_preference_init()'s.
+ * \param out        filled; set out->struct_size first.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
+ *          CAMCORE_E_ACCESS, CAMCORE_E_IO, CAMCORE_E_NOT_SUPPORTED (no formats).
+ * \threadsafety Safe from any thread.
+ */
+int camcore_manager_negotiate(camcore_manager *manager, const char *device_id,
+                              const camcore_preference *preference, camcore_setting *out);
+
+/**
+ * S7 format_for(width, height, fps): the format nearest to width x height
+ * (by S6's aspect and size rules) among those supporting fps exactly.
+ *
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
+ *          CAMCORE_E_NOT_SUPPORTED (no format supports fps), CAMCORE_E_IO.
+ * \threadsafety Safe from any thread.
+ */
+int camcore_manager_format_for(camcore_manager *manager, const char *device_id, uint32_t width,
+                               uint32_t height, camcore_fraction fps, camcore_setting *out);
+
+/**
+ * S7 max_frame_rate(format, fps): fps itself if the format at this size
+ * supports it, else the supported rate closest to it (ask 40 of a 30 fps
+ * format: 30).
+ *
+ * \param out receives the rate, fps.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
+ *          CAMCORE_E_NOT_SUPPORTED (no such format, or rates unknown), CAMCORE_E_IO.
+ * \threadsafety Safe from any thread.
+ */
+int camcore_manager_max_frame_rate(camcore_manager *manager, const char *device_id, uint32_t fourcc,
+                                   uint32_t width, uint32_t height, camcore_fraction fps,
+                                   camcore_fraction *out);
+
+/* ------------------------------------------------------------------ */
 /* Frames (S22, S23)                                                   */
 /* ------------------------------------------------------------------ */
 
@@ -528,10 +621,19 @@ typedef struct camcore_capture_config {
     camcore_fraction fps;
     /** mmap buffers to request, 2..32. Default 4. */
     uint32_t buffer_count;
+    /**
+     * The pixel format frames are delivered in (S8): CAMCORE_FOURCC_I420,
+     * _NV12, _YUYV, _RGB24, _BGR24, _RGBA, or CAMCORE_FOURCC_NATIVE (the
+     * default) for the driver's buffers as they are, zero-copy. Conversion
+     * (and MJPEG decoding) uses libyuv and libjpeg-turbo, BT.601 limited
+     * range, on the capture thread, into camcore's own buffers.
+     * Added in 0.1: a struct_size that ends before it means native.
+     */
+    uint32_t output_fourcc;
 } camcore_capture_config;
 
 /**
- * Fills a capture config: YUYV 640x480 at 30/1 fps, 4 buffers.
+ * Fills a capture config: YUYV 640x480 at 30/1 fps, 4 buffers, native output.
  *
  * \param config the struct; NULL is ignored.
  */
@@ -555,6 +657,10 @@ typedef struct camcore_capture_format {
     camcore_fraction fps;
     /** Buffers the driver granted. */
     uint32_t buffer_count;
+    /** The driver's pixel format (differs from fourcc when converting). */
+    uint32_t source_fourcc;
+    /** CAMCORE_ADJUSTED_* bits: how the applied setting differs from the request. */
+    uint32_t adjusted;
 } camcore_capture_format;
 
 /** Running counters of a capturer. */
@@ -567,6 +673,8 @@ typedef struct camcore_capture_stats {
     uint64_t frames_dropped;
     /** Buffers flagged corrupted since the last start. */
     uint64_t frames_corrupted;
+    /** Frame rate measured from the timestamps of the last (up to 32) frames, fps; 0 before two frames. */
+    double measured_fps;
 } camcore_capture_stats;
 
 /**
@@ -600,14 +708,17 @@ void camcore_capturer_close(camcore_capturer *capturer);
 /**
  * Sets the format and rate and starts streaming (mmap, V4L2 streaming
  * I/O). The rate is set with VIDIOC_S_PARM after VIDIOC_S_FMT and read
- * back; see camcore_capturer_get_format() for what was applied.
+ * back; a rate above what the format offers at that size is clamped to the
+ * nearest supported one (S7). camcore_capturer_get_format() tells what was
+ * applied and, in `adjusted`, what differs from the request.
  *
  * \param capturer  an open, stopped capturer.
  * \param config    settings, or NULL for camcore_capture_config_init()'s.
  * \param callbacks frame and error callbacks; NULL delivers nowhere. Copied.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size, zero size,
  *          buffer_count out of range), CAMCORE_E_STATE (already streaming),
- *          CAMCORE_E_NOT_SUPPORTED (the driver has no such pixel format),
+ *          CAMCORE_E_NOT_SUPPORTED (the driver has no such pixel format, or
+ *          no conversion to output_fourcc),
  *          CAMCORE_E_BUSY, CAMCORE_E_NO_DEVICE, CAMCORE_E_IO,
  *          CAMCORE_E_NO_MEMORY, CAMCORE_E_WOULD_DEADLOCK.
  * \threadsafety Safe from any thread.

@@ -8,11 +8,14 @@ public struct CaptureRequest: Sendable, Equatable {
     public var frameRate: FrameRate?
     /// Capture buffers to ask for, 2...32.
     public var bufferCount: Int
+    /// The pixel format frames are delivered in; nil delivers the
+    /// driver's buffers as they are, without a copy (S8 "native").
+    public var output: FourCC?
 
     public init(fourcc: FourCC = .yuyv, width: Int = 640, height: Int = 480,
-                frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4) {
+                frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4, output: FourCC? = nil) {
         self.fourcc = fourcc; self.width = width; self.height = height
-        self.frameRate = frameRate; self.bufferCount = bufferCount
+        self.frameRate = frameRate; self.bufferCount = bufferCount; self.output = output
     }
 
     /// Throws invalidArgument for sizes, rates or buffer counts no camera can use.
@@ -31,6 +34,8 @@ public struct CaptureRequest: Sendable, Equatable {
 
 /// What a started capture really uses, as the driver applied it (S6).
 public struct CaptureFormat: Sendable, Equatable {
+    /// The pixel format of delivered frames (the output format when
+    /// converting, else the driver's).
     public var fourcc: FourCC
     public var width: Int
     public var height: Int
@@ -42,6 +47,10 @@ public struct CaptureFormat: Sendable, Equatable {
     public var frameRate: FrameRate?
     /// Buffers the driver granted.
     public var bufferCount: Int
+    /// The driver's pixel format (equal to `fourcc` unless converting).
+    public var sourceFourCC: FourCC = .yuyv
+    /// How the applied setting differs from the request (S6, S7).
+    public var adjustments: NegotiatedFormat.Adjustments = []
 }
 
 /// Counters of one capture session (S22).
@@ -49,6 +58,8 @@ public struct CaptureStats: Sendable, Equatable {
     public var delivered: UInt64 = 0
     public var dropped: UInt64 = 0
     public var corrupted: UInt64 = 0
+    /// Frame rate measured over the last (up to 32) frames' timestamps, fps.
+    public var measuredFPS: Double = 0
     public init() {}
 }
 

@@ -23,6 +23,8 @@ public final class Capturer: @unchecked Sendable {
     private let session = Mutex(Session())
     private let counters = Mutex(CaptureStats())
     private let running = Atomic<Bool>(false)
+    /// Timestamps of the last frames, for the measured rate (capture thread only).
+    private let stamps = UnsafeMutablePointer<UInt64>.allocate(capacity: 32)
     private let stopRequested = Atomic<Bool>(false)
 
     init(device: DeviceInfo, backend: CaptureBackend) {
@@ -32,6 +34,7 @@ public final class Capturer: @unchecked Sendable {
 
     deinit {
         try? close()
+        stamps.deallocate()
     }
 
     /// True while frames flow (false after an error ended streaming).
@@ -66,7 +69,15 @@ public final class Capturer: @unchecked Sendable {
             if s.closed { throw CamError.state("the capturer is closed") }
             if s.thread != nil { throw CamError.state("the capturer is already started; stop it first") }
             let waker = try Waker()
-            let fmt = try backend.start(request, waker: waker)
+            var fmt = try backend.start(request, waker: waker)
+            fmt.sourceFourCC = fmt.fourcc
+            if fmt.width != request.width || fmt.height != request.height { fmt.adjustments.insert(.size) }
+            if let want = request.frameRate, fmt.frameRate != want { fmt.adjustments.insert(.rate) }
+            if fmt.fourcc != request.fourcc { fmt.adjustments.insert(.format) }
+            if let out = request.output, out != fmt.fourcc {
+                backend.stop()
+                throw CamError.notSupported("conversion from \(fmt.fourcc) to \(out) is not available yet")
+            }
             counters.withLock { $0 = CaptureStats() }
             stopRequested.store(false, ordering: .releasing)
             running.store(true, ordering: .releasing)
@@ -86,6 +97,7 @@ public final class Capturer: @unchecked Sendable {
     /// The capture thread: wait, deliver, requeue, until stopped or failed.
     private func captureLoop(onFrame: FrameHandler, onError: ErrorHandler) {
         var lastSequence: UInt32? = nil
+        var stampCount = 0
         while !stopRequested.load(ordering: .acquiring) {
             switch backend.nextFrame() {
             case .idle:
@@ -104,7 +116,16 @@ public final class Capturer: @unchecked Sendable {
                 }
                 lastSequence = frame.sequence
                 let corrupted = frame.flags.contains(.corrupted)
+                stamps[stampCount % 32] = frame.timestampNs
+                stampCount += 1
+                var fps = 0.0
+                if stampCount >= 2 {
+                    let n = min(stampCount, 32)
+                    let newest = frame.timestampNs, oldest = stamps[(stampCount - n) % 32]
+                    if newest > oldest { fps = Double(n - 1) * 1e9 / Double(newest - oldest) }
+                }
                 counters.withLock {
+                    $0.measuredFPS = fps
                     $0.delivered += 1
                     $0.dropped += UInt64(frame.droppedBefore)
                     if corrupted { $0.corrupted += 1 }

@@ -55,6 +55,54 @@ public final class Manager: @unchecked Sendable {
         return V4L2Query.formats(node, type: V4L2Query.bufferType(d.deviceCaps))
     }
 
+    /// S6: the setting nearest to `preference` on this device.
+    /// Errors: noDevice, access, busy, io, notSupported (no formats).
+    public func negotiate(deviceID: String, preference: CapturePreference) throws(CamError) -> NegotiatedFormat {
+        guard let n = Negotiation.choose(try formats(deviceID: deviceID), for: preference) else {
+            throw .notSupported("\(deviceID) lists no formats")
+        }
+        return n
+    }
+
+    /// S7 `format_for`: the nearest format supporting `rate`.
+    /// Errors: noDevice, notSupported (no format reaches the rate), io.
+    public func format(deviceID: String, width: Int, height: Int, rate: FrameRate) throws(CamError) -> NegotiatedFormat {
+        guard let n = Negotiation.format(for: try formats(deviceID: deviceID), width: width, height: height, rate: rate) else {
+            throw .notSupported("no format of \(deviceID) supports \(rate) fps")
+        }
+        return n
+    }
+
+    /// S7 `max_frame_rate`: `rate` if the format at this size supports it,
+    /// else the supported rate closest to it.
+    /// Errors: noDevice, notSupported (no such format and size, or no rates known).
+    public func maxFrameRate(deviceID: String, fourcc: FourCC, width: Int, height: Int,
+                             rate: FrameRate) throws(CamError) -> FrameRate {
+        let rates = try self.rates(deviceID: deviceID, fourcc: fourcc, width: width, height: height)
+        let f = FormatDescription(fourcc: fourcc, description: "", size: .discrete(width: width, height: height), rates: rates)
+        guard let r = Negotiation.maxFrameRate(f, rate) else {
+            throw .notSupported("\(deviceID) has no \(fourcc) \(width)x\(height) with known rates")
+        }
+        return r
+    }
+
+    /// The rates of one format at one size (VIDIOC_ENUM_FRAMEINTERVALS).
+    /// Errors: noDevice, access, busy, io, notSupported (no such format).
+    public func rates(deviceID: String, fourcc: FourCC, width: Int, height: Int) throws(CamError) -> RateRange {
+        let d = try device(id: deviceID)
+        if d.isSynthetic {
+            guard SyntheticCamera.formats.contains(fourcc) else { throw .notSupported("synthetic camera has no \(fourcc)") }
+            return .continuous(min: SyntheticCamera.minRate, max: SyntheticCamera.maxRate)
+        }
+        let node = try V4L2Node(path: d.node)
+        defer { node.close() }
+        let type = V4L2Query.bufferType(d.deviceCaps)
+        guard V4L2Query.pixelFormats(node, type: type).contains(where: { $0.fourcc == fourcc }) else {
+            throw .notSupported("\(d.node) has no pixel format \(fourcc)")
+        }
+        return V4L2Query.frameRates(node, fourcc: fourcc, width: width, height: height)
+    }
+
     /// Opens a device for capture. Errors: noDevice, access, busy, io.
     public func open(deviceID: String) throws(CamError) -> Capturer {
         let d = try device(id: deviceID)

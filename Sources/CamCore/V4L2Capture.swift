@@ -62,7 +62,16 @@ final class V4L2Capture: CaptureBackend {
                 + known.map { $0.fourcc.description }.joined(separator: ", "))
         }
         try setFormat(node, request)
-        format.frameRate = try setRate(node, request.frameRate)
+        // S7: a rate above what the format offers at this size is clamped
+        // to the nearest supported one before VIDIOC_S_PARM.
+        var rate = request.frameRate
+        if let r = rate {
+            let rates = V4L2Query.frameRates(node, fourcc: format.fourcc, width: format.width, height: format.height)
+            let desc = FormatDescription(fourcc: format.fourcc, description: "",
+                                         size: .discrete(width: format.width, height: format.height), rates: rates)
+            rate = Negotiation.maxFrameRate(desc, r) ?? r
+        }
+        format.frameRate = try setRate(node, rate)
         self.waker = waker
         do {
             try allocate(node, count: request.bufferCount, waker: waker)

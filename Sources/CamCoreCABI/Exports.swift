@@ -159,7 +159,8 @@ public func cabi_frame_callbacks_init(_ cb: UnsafeMutablePointer<camcore_frame_c
 public func cabi_capture_config_init(_ c: UnsafeMutablePointer<camcore_capture_config>?) {
     c?.pointee = camcore_capture_config(
         struct_size: UInt32(MemoryLayout<camcore_capture_config>.size), fourcc: FourCC.yuyv.rawValue,
-        width: 640, height: 480, fps: camcore_fraction(numerator: 30, denominator: 1), buffer_count: 4)
+        width: 640, height: 480, fps: camcore_fraction(numerator: 30, denominator: 1), buffer_count: 4,
+        output_fourcc: 0)
 }
 
 private func capturerBox(_ c: OpaquePointer?, _ fn: String) -> CapturerBox? {
@@ -204,10 +205,9 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
     var c = camcore_capture_config()
     cabi_capture_config_init(&c)
     if let config {
-        guard config.pointee.struct_size >= UInt32(MemoryLayout<camcore_capture_config>.size) else {
+        guard Versioned.read(config, into: &c, minimum: Versioned.captureConfigV1) else {
             return invalid("camcore_capturer_start: config->struct_size \(config.pointee.struct_size) is too small; call camcore_capture_config_init()")
         }
-        c = config.pointee
     }
     var cb = camcore_frame_callbacks()
     if let callbacks {
@@ -222,7 +222,8 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
     let request = CaptureRequest(
         fourcc: FourCC(rawValue: c.fourcc), width: Int(c.width), height: Int(c.height),
         frameRate: c.fps.numerator == 0 ? nil : FrameRate(c.fps.numerator, c.fps.denominator),
-        bufferCount: Int(c.buffer_count))
+        bufferCount: Int(c.buffer_count),
+        output: c.output_fourcc == 0 ? nil : FourCC(rawValue: c.output_fourcc))
     let userData = cb.user_data
     let onFrame = cb.on_frame, onError = cb.on_error
     let scratch = box.scratch
@@ -264,8 +265,8 @@ public func cabi_capturer_is_streaming(_ capturer: OpaquePointer?) -> Int32 {
 public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_capture_format>?) -> Int32 {
     guard let box = capturerBox(capturer, "camcore_capturer_get_format") else { return CAMCORE_E_INVALID_ARG.rawValue }
     guard let out else { return invalid("camcore_capturer_get_format: out is NULL") }
-    let size = UInt32(MemoryLayout<camcore_capture_format>.size)
-    guard out.pointee.struct_size >= size else {
+    let size = out.pointee.struct_size
+    guard size >= Versioned.captureFormatV1 else {
         return invalid("camcore_capturer_get_format: out->struct_size must be sizeof(camcore_capture_format)")
     }
     guard let f = box.capturer.format else { return fail(.state("the capturer was never started")) }
@@ -280,7 +281,9 @@ public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMu
     r.frame_bytes = UInt32(truncatingIfNeeded: f.frameBytes)
     if let rate = f.frameRate { r.fps = camcore_fraction(numerator: rate.numerator, denominator: rate.denominator) }
     r.buffer_count = UInt32(f.bufferCount)
-    out.pointee = r
+    r.source_fourcc = f.sourceFourCC.rawValue
+    r.adjusted = f.adjustments.rawValue
+    Versioned.write(r, to: out, size: size)
     return 0
 }
 
@@ -288,13 +291,14 @@ public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMu
 public func cabi_capturer_get_stats(_ capturer: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_capture_stats>?) -> Int32 {
     guard let box = capturerBox(capturer, "camcore_capturer_get_stats") else { return CAMCORE_E_INVALID_ARG.rawValue }
     guard let out else { return invalid("camcore_capturer_get_stats: out is NULL") }
-    let size = UInt32(MemoryLayout<camcore_capture_stats>.size)
-    guard out.pointee.struct_size >= size else {
+    let size = out.pointee.struct_size
+    guard size >= Versioned.captureStatsV1 else {
         return invalid("camcore_capturer_get_stats: out->struct_size must be sizeof(camcore_capture_stats)")
     }
     let s = box.capturer.stats
-    out.pointee = camcore_capture_stats(struct_size: size, frames_delivered: s.delivered,
-                                        frames_dropped: s.dropped, frames_corrupted: s.corrupted)
+    Versioned.write(camcore_capture_stats(struct_size: size, frames_delivered: s.delivered,
+                                          frames_dropped: s.dropped, frames_corrupted: s.corrupted,
+                                          measured_fps: s.measuredFPS), to: out, size: size)
     return 0
 }
 
@@ -311,4 +315,104 @@ public func cabi_capturer_fd(_ capturer: OpaquePointer?) -> Int32 {
 public func cabi_capturer_device_id(_ capturer: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let box = Handles.shared.get(capturer, as: CapturerBox.self) else { return nil }
     return UnsafePointer(box.deviceID)
+}
+
+// MARK: Negotiation
+
+@_cdecl("camcore_preference_init")
+public func cabi_preference_init(_ p: UnsafeMutablePointer<camcore_preference>?) {
+    p?.pointee = camcore_preference(
+        struct_size: UInt32(MemoryLayout<camcore_preference>.size), width: 1280, height: 720,
+        min_fps: camcore_fraction(numerator: 15, denominator: 1),
+        max_fps: camcore_fraction(numerator: 30, denominator: 1), output_fourcc: 0)
+}
+
+private func rate(_ f: camcore_fraction, _ what: String) -> FrameRate? {
+    f.numerator == 0 || f.denominator == 0 ? nil : FrameRate(f.numerator, f.denominator)
+}
+
+private func writeSetting(_ n: NegotiatedFormat, _ out: UnsafeMutablePointer<camcore_setting>) {
+    var r = camcore_setting()
+    r.struct_size = UInt32(MemoryLayout<camcore_setting>.size)
+    r.fourcc = n.fourcc.rawValue
+    r.width = UInt32(n.width)
+    r.height = UInt32(n.height)
+    if let f = n.rate { r.fps = camcore_fraction(numerator: f.numerator, denominator: f.denominator) }
+    r.adjusted = n.adjustments.rawValue
+    out.pointee = r
+}
+
+private func checkSetting(_ out: UnsafeMutablePointer<camcore_setting>?, _ fn: String) -> Int32? {
+    guard let out else { return invalid("\(fn): out is NULL") }
+    guard out.pointee.struct_size >= UInt32(MemoryLayout<camcore_setting>.size) else {
+        return invalid("\(fn): out->struct_size must be sizeof(camcore_setting)")
+    }
+    return nil
+}
+
+@_cdecl("camcore_manager_negotiate")
+public func cabi_manager_negotiate(_ manager: OpaquePointer?, _ deviceID: UnsafePointer<CChar>?,
+                                   _ preference: UnsafePointer<camcore_preference>?,
+                                   _ out: UnsafeMutablePointer<camcore_setting>?) -> Int32 {
+    let fn = "camcore_manager_negotiate"
+    if let e = checkSetting(out, fn) { return e }
+    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let deviceID else { return invalid("\(fn): device_id is NULL") }
+    var p = camcore_preference()
+    cabi_preference_init(&p)
+    if let preference {
+        guard preference.pointee.struct_size >= UInt32(MemoryLayout<camcore_preference>.size) else {
+            return invalid("\(fn): preference->struct_size is too small; call camcore_preference_init()")
+        }
+        p = preference.pointee
+    }
+    guard p.width > 0, p.height > 0, let lo = rate(p.min_fps, "min"), let hi = rate(p.max_fps, "max"), lo <= hi else {
+        return invalid("\(fn): the preference needs a non-zero size and 0 < min_fps <= max_fps")
+    }
+    do {
+        let n = try box.manager.negotiate(deviceID: String(cString: deviceID), preference: CapturePreference(
+            width: Int(p.width), height: Int(p.height), minRate: lo, maxRate: hi,
+            output: p.output_fourcc == 0 ? nil : FourCC(rawValue: p.output_fourcc)))
+        writeSetting(n, out!)
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_manager_format_for")
+public func cabi_manager_format_for(_ manager: OpaquePointer?, _ deviceID: UnsafePointer<CChar>?,
+                                    _ width: UInt32, _ height: UInt32, _ fps: camcore_fraction,
+                                    _ out: UnsafeMutablePointer<camcore_setting>?) -> Int32 {
+    let fn = "camcore_manager_format_for"
+    if let e = checkSetting(out, fn) { return e }
+    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let deviceID else { return invalid("\(fn): device_id is NULL") }
+    guard width > 0, height > 0, let r = rate(fps, "fps") else { return invalid("\(fn): zero size or fps") }
+    do {
+        writeSetting(try box.manager.format(deviceID: String(cString: deviceID), width: Int(width),
+                                            height: Int(height), rate: r), out!)
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_manager_max_frame_rate")
+public func cabi_manager_max_frame_rate(_ manager: OpaquePointer?, _ deviceID: UnsafePointer<CChar>?,
+                                        _ fourcc: UInt32, _ width: UInt32, _ height: UInt32,
+                                        _ fps: camcore_fraction, _ out: UnsafeMutablePointer<camcore_fraction>?) -> Int32 {
+    let fn = "camcore_manager_max_frame_rate"
+    guard let out else { return invalid("\(fn): out is NULL") }
+    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let deviceID else { return invalid("\(fn): device_id is NULL") }
+    guard width > 0, height > 0, let r = rate(fps, "fps") else { return invalid("\(fn): zero size or fps") }
+    do {
+        let m = try box.manager.maxFrameRate(deviceID: String(cString: deviceID), fourcc: FourCC(rawValue: fourcc),
+                                             width: Int(width), height: Int(height), rate: r)
+        out.pointee = camcore_fraction(numerator: m.numerator, denominator: m.denominator)
+        return 0
+    } catch {
+        return fail(error)
+    }
 }
