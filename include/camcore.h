@@ -558,8 +558,16 @@ typedef struct camcore_frame {
  * are retained the driver drops frames (counted in the statistics) rather
  * than camcore blocking.
  *
- * \param frame a frame received in a frame callback (or a retained one).
- * \returns frame itself, now retained; NULL if frame is NULL.
+ * Each call returns its own pointer (a copy of the frame description
+ * pointing at the same pixels), to be released exactly once; the borrowed
+ * frame passed in stays borrowed. Retaining a retained frame is allowed
+ * and gives another pointer with its own release.
+ *
+ * \param frame a frame received in a frame callback (call this during the
+ *              callback), or a retained frame.
+ * \returns a retained frame to release with camcore_frame_release(); NULL
+ *          if frame is NULL, not a camcore frame, or a borrowed frame whose
+ *          callback has returned.
  * \threadsafety Safe from any thread.
  */
 const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
@@ -568,7 +576,9 @@ const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
  * Releases a retained frame. The pointer must not be used afterwards.
  * It may be called after the capturer was stopped or closed.
  *
- * \param frame a frame returned by camcore_frame_retain(); NULL is ignored.
+ * \param frame a pointer returned by camcore_frame_retain(); NULL and
+ *              borrowed frames are ignored (the latter sets the thread's
+ *              last error message).
  * \threadsafety Safe from any thread.
  */
 void camcore_frame_release(const camcore_frame *frame);

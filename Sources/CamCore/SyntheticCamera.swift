@@ -85,7 +85,7 @@ final class SyntheticCapture: CaptureBackend {
                                frameRate: rate, bufferCount: r.bufferCount)
         period = rate.frameDurationNs
         buildRows()
-        startNs = monotonicNs()
+        startNs = 0   // set at the first frame, on the capture thread
         tick = 0
         nextSlot = 0
         return format
@@ -115,6 +115,7 @@ final class SyntheticCapture: CaptureBackend {
 
     func nextFrame() -> BackendEvent {
         guard let pool, let waker else { return .failed(.state("not streaming")) }
+        if startNs == 0 { startNs = monotonicNs() }
         let due = startNs &+ tick &* period
         let now = monotonicNs()
         if due > now {

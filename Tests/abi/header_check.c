@@ -22,6 +22,8 @@ static unsigned long use_everything(void)
     camcore_frame fr;
     camcore_plane pl;
     camcore_fraction fps;
+    camcore_preference pr;
+    camcore_setting se;
     camcore_status st = CAMCORE_E_WOULD_DEADLOCK;
     camcore_device_type ty = CAMCORE_DEVICE_TYPE_VIRTUAL;
     camcore_position po = CAMCORE_POSITION_EXTERNAL;
@@ -31,7 +33,7 @@ static unsigned long use_everything(void)
     unsigned long sum = 0;
 
     sum += sizeof mc + sizeof cc + sizeof cb + sizeof cf + sizeof cs + sizeof di + sizeof dl;
-    sum += sizeof fm + sizeof fl + sizeof fr + sizeof pl + sizeof fps;
+    sum += sizeof fm + sizeof fl + sizeof fr + sizeof pl + sizeof fps + sizeof pr + sizeof se;
     sum += (unsigned long)(st + (int)ty + (int)po + (int)rk + CAMCORE_OK + CAMCORE_E_INVALID_ARG +
                            CAMCORE_E_NO_DEVICE + CAMCORE_E_BUSY + CAMCORE_E_ACCESS +
                            CAMCORE_E_NOT_SUPPORTED + CAMCORE_E_TIMEOUT + CAMCORE_E_IO +
@@ -43,7 +45,9 @@ static unsigned long use_everything(void)
     sum += CAMCORE_VERSION + CAMCORE_VERSION_NUM(1, 2, 3) + CAMCORE_VERSION_MAJOR +
            CAMCORE_VERSION_MINOR + CAMCORE_VERSION_PATCH;
     sum += CAMCORE_FOURCC_YUYV + CAMCORE_FOURCC_I420 + CAMCORE_FOURCC_NV12 + CAMCORE_FOURCC_RGB24 +
-           CAMCORE_FOURCC_BGR24 + CAMCORE_FOURCC_MJPEG + CAMCORE_FOURCC('G', 'R', 'E', 'Y');
+           CAMCORE_FOURCC_BGR24 + CAMCORE_FOURCC_MJPEG + CAMCORE_FOURCC_RGBA + CAMCORE_FOURCC_NATIVE +
+           CAMCORE_FOURCC('G', 'R', 'E', 'Y');
+    sum += CAMCORE_ADJUSTED_SIZE + CAMCORE_ADJUSTED_RATE + CAMCORE_ADJUSTED_FORMAT;
     sum += CAMCORE_FORMAT_COMPRESSED + CAMCORE_FORMAT_EMULATED + CAMCORE_FRAME_CORRUPTED +
            CAMCORE_DEVICE_MULTIPLANAR + CAMCORE_DEVICE_SYNTHETIC;
     sum += (unsigned long)(m == 0) + (unsigned long)(c == 0);
@@ -67,6 +71,13 @@ static int signatures(void)
     int (*list_formats)(camcore_manager *, const char *, camcore_format_list **) =
         camcore_manager_list_formats;
     void (*format_list_free)(camcore_format_list *) = camcore_format_list_free;
+    void (*preference_init)(camcore_preference *) = camcore_preference_init;
+    int (*negotiate)(camcore_manager *, const char *, const camcore_preference *,
+                     camcore_setting *) = camcore_manager_negotiate;
+    int (*format_for)(camcore_manager *, const char *, uint32_t, uint32_t, camcore_fraction,
+                      camcore_setting *) = camcore_manager_format_for;
+    int (*max_frame_rate)(camcore_manager *, const char *, uint32_t, uint32_t, uint32_t,
+                          camcore_fraction, camcore_fraction *) = camcore_manager_max_frame_rate;
     const camcore_frame *(*frame_retain)(const camcore_frame *) = camcore_frame_retain;
     void (*frame_release)(const camcore_frame *) = camcore_frame_release;
     void (*frame_callbacks_init)(camcore_frame_callbacks *) = camcore_frame_callbacks_init;
@@ -93,7 +104,8 @@ static int signatures(void)
     return (version != 0) + (version_string != 0) + (strerror_ != 0) + (last_error_message != 0) +
            (fourcc_to_string != 0) + (manager_config_init != 0) + (manager_new != 0) +
            (manager_free != 0) + (list_devices != 0) + (device_list_free != 0) +
-           (list_formats != 0) + (format_list_free != 0) + (frame_retain != 0) +
+           (list_formats != 0) + (format_list_free != 0) + (preference_init != 0) +
+           (negotiate != 0) + (format_for != 0) + (max_frame_rate != 0) + (frame_retain != 0) +
            (frame_release != 0) + (frame_callbacks_init != 0) + (capture_config_init != 0) +
            (capturer_open != 0) + (capturer_close != 0) + (capturer_start != 0) +
            (capturer_stop != 0) + (capturer_is_streaming != 0) + (capturer_get_format != 0) +

@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,7 @@ struct rec {
     uint64_t now_ns;       /* clock_gettime(CLOCK_MONOTONIC) when the callback ran */
     uint32_t hash;         /* FNV-1a of plane 0 */
     uint8_t min0, max0;    /* smallest and largest byte of plane 0 */
+    int content;           /* ctx->inspect's verdict: 1 good, 0 bad, -1 not inspected */
 };
 
 struct ctx {
@@ -139,6 +141,7 @@ struct ctx {
     unsigned total;            /* callbacks finished */
     int in_callback;
     unsigned sleep_ms;         /* make each callback this slow */
+    int (*inspect)(const camcore_frame *); /* checks pixel content, on the capture thread */
     int error_count, error_status;
 
     /* Calls from inside the callback (first frame only). */
@@ -215,6 +218,7 @@ static void on_frame(void *user_data, const camcore_frame *f)
     r.dropped_before = f->dropped_before;
     memcpy(r.planes, f->planes, sizeof r.planes);
     r.timestamp_ns = f->timestamp_ns;
+    r.content = c->inspect ? c->inspect(f) : -1;
     if (f->planes[0].data != NULL)
         r.hash = fnv1a(f->planes[0].data, f->planes[0].length, &r.min0, &r.max0);
 
@@ -360,6 +364,141 @@ static const char *fourcc_str(uint32_t code, char buf[5])
 {
     return camcore_fourcc_to_string(code, buf);
 }
+
+/* ------------------------------------------------------------------ */
+/* Pixel content of the synthetic test pattern                         */
+/* ------------------------------------------------------------------ */
+
+/* The synthetic camera draws 8 colour bars (white, yellow, cyan, green,
+ * magenta, red, blue, black; BT.601 limited range, sliding left) and a
+ * white square (Sources/CamCore/SyntheticCamera.swift). Every Y, U and V
+ * byte is therefore one of these values, and each sits in its own plane:
+ * a swapped or misplaced plane shows up as a value outside its set. */
+static const uint8_t BAR_Y[8] = { 235, 210, 170, 145, 106, 81, 41, 16 };
+static const uint8_t BAR_U[8] = { 128, 16, 166, 54, 202, 90, 240, 128 };
+static const uint8_t BAR_V[8] = { 128, 146, 16, 34, 222, 240, 110, 128 };
+/* The same bars in RGB (what a BT.601 limited-range conversion gives). */
+static const uint8_t BAR_RGB[8][3] = { { 255, 255, 255 }, { 255, 255, 0 }, { 0, 255, 255 },
+                                       { 0, 255, 0 },     { 255, 0, 255 },   { 255, 0, 0 },
+                                       { 0, 0, 255 },     { 0, 0, 0 } };
+
+static int in_set(uint8_t v, const uint8_t set[8])
+{
+    int i;
+
+    for (i = 0; i < 8; i++)
+        if (set[i] == v)
+            return 1;
+    return 0;
+}
+
+/* Native YUYV / I420 / NV12 frames: rows 0, h/2 and h-1 of every plane. */
+static int inspect_yuv(const camcore_frame *f)
+{
+    const uint32_t rows[3] = { 0, f->height / 2, f->height - 1 };
+    uint32_t r, x;
+
+    for (r = 0; r < 3; r++) {
+        uint32_t y = rows[r];
+        const uint8_t *p0 = f->planes[0].data + (size_t)y * f->planes[0].stride;
+        switch (f->fourcc) {
+        case CAMCORE_FOURCC_YUYV:
+            for (x = 0; x + 1 < f->width; x += 2)
+                if (!in_set(p0[2 * x], BAR_Y) || !in_set(p0[2 * x + 1], BAR_U) ||
+                    !in_set(p0[2 * x + 2], BAR_Y) || !in_set(p0[2 * x + 3], BAR_V))
+                    return 0;
+            break;
+        case CAMCORE_FOURCC_I420: {
+            const uint8_t *u = f->planes[1].data + (size_t)(y / 2) * f->planes[1].stride;
+            const uint8_t *v = f->planes[2].data + (size_t)(y / 2) * f->planes[2].stride;
+            for (x = 0; x < f->width; x++)
+                if (!in_set(p0[x], BAR_Y) || !in_set(u[x / 2], BAR_U) || !in_set(v[x / 2], BAR_V))
+                    return 0;
+            break;
+        }
+        case CAMCORE_FOURCC_NV12: {
+            const uint8_t *uv = f->planes[1].data + (size_t)(y / 2) * f->planes[1].stride;
+            for (x = 0; x < f->width; x++)
+                if (!in_set(p0[x], BAR_Y) || !in_set(uv[x / 2 * 2], BAR_U) ||
+                    !in_set(uv[x / 2 * 2 + 1], BAR_V))
+                    return 0;
+            break;
+        }
+        default:
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The bar index of an RGB(A)/BGR pixel, or -1 if it is none of them. */
+static int bar_of(const uint8_t *px, int bgr)
+{
+    int i, c;
+
+    for (i = 0; i < 8; i++) {
+        int ok = 1;
+        for (c = 0; c < 3; c++) {
+            int want = BAR_RGB[i][bgr ? 2 - c : c];
+            int d = px[c] - want;
+            if (d < -16 || d > 16)
+                ok = 0;
+        }
+        if (ok)
+            return i;
+    }
+    return -1;
+}
+
+/* One RGB row: every pixel (but a few at bar edges) is a bar colour, and
+ * the bars come in their order (red then blue, not blue then red). */
+static int rgb_row_ok(const uint8_t *row, uint32_t w, uint32_t bpp, int bgr, int *order_ok)
+{
+    uint32_t x, bad = 0, run = 0;
+    int prev = -2, current = -2, last_run = -2;
+
+    *order_ok = 1;
+    for (x = 0; x < w; x++) {
+        int b = bar_of(row + (size_t)x * bpp, bgr);
+        if (b < 0) {
+            bad++;
+            continue;
+        }
+        if (bpp == 4 && row[(size_t)x * 4 + 3] != 255)
+            return 0; /* RGBA: opaque */
+        if (b == current) {
+            run++;
+        } else {
+            current = b;
+            run = 1;
+        }
+        if (run == 4 && current != last_run) { /* a run long enough to be a bar */
+            prev = last_run;
+            last_run = current;
+            if (prev >= 0 && current != (prev + 1) % 8)
+                *order_ok = 0;
+        }
+    }
+    return bad <= w / 50;
+}
+
+static int inspect_rgb_common(const camcore_frame *f, uint32_t bpp, int bgr)
+{
+    const uint32_t rows[3] = { 0, f->height / 2, f->height - 1 };
+    int r, order, any_order = 0;
+
+    for (r = 0; r < 3; r++) {
+        if (!rgb_row_ok(f->planes[0].data + (size_t)rows[r] * f->planes[0].stride, f->width, bpp,
+                        bgr, &order))
+            return 0;
+        any_order |= order; /* the white square may break the order in one row */
+    }
+    return any_order;
+}
+
+static int inspect_rgb24(const camcore_frame *f) { return inspect_rgb_common(f, 3, 0); }
+static int inspect_bgr24(const camcore_frame *f) { return inspect_rgb_common(f, 3, 1); }
+static int inspect_rgba(const camcore_frame *f) { return inspect_rgb_common(f, 4, 0); }
 
 /* ------------------------------------------------------------------ */
 /* Shared state: one manager with the synthetic camera                 */
@@ -808,6 +947,9 @@ static void check_format(const camcore_capture_format *f, uint32_t fourcc, uint3
           f->fps.numerator, f->fps.denominator, fps);
     CHECK(f->buffer_count >= 2 && f->buffer_count <= 32, "get_format buffer_count %" PRIu32,
           f->buffer_count);
+    CHECK(f->source_fourcc == fourcc, "get_format source_fourcc %s, expected %s (native output)",
+          fourcc_str(f->source_fourcc, a), fourcc_str(fourcc, b));
+    CHECK(f->adjusted == 0, "get_format adjusted 0x%" PRIx32 " for an exact request", f->adjusted);
 }
 
 static void check_common_frame(const struct rec *r, unsigned i, uint32_t fourcc, uint32_t w,
@@ -824,6 +966,18 @@ static void check_common_frame(const struct rec *r, unsigned i, uint32_t fourcc,
           r->height, w, h);
     CHECK(r->plane_count == planes, "frame %u plane_count %" PRIu32 ", expected %" PRIu32, i,
           r->plane_count, planes);
+}
+
+/* Every recorded frame passed ctx->inspect. */
+static void check_content(struct ctx *c, unsigned n, const char *what)
+{
+    unsigned i, bad = 0, first_bad = 0;
+
+    for (i = 0; i < n; i++)
+        if (c->recs[i].content != 1 && bad++ == 0)
+            first_bad = i;
+    CHECK(bad == 0, "%s: %u of %u frames have wrong pixel values (first: frame %u)", what, bad, n,
+          first_bad);
 }
 
 /* The pattern is a real picture: not one flat value, and it moves. */
@@ -850,6 +1004,7 @@ static void test_S22_capture_yuyv_640x480(void)
     unsigned i;
 
     ctx_init(c);
+    c->inspect = inspect_yuv;
     memset(&fmt, 0, sizeof fmt);
     memset(&st, 0, sizeof st);
     if (capture_frames(c, &cfg, 30, &fmt, &st, &t0)) {
@@ -865,6 +1020,9 @@ static void test_S22_capture_yuyv_640x480(void)
         }
         check_sequence_and_time(c, 30, t0, 30.0);
         check_pattern(c, 30);
+        check_content(c, 30, "YUYV Y/U/V bytes");
+        CHECK(st.measured_fps > 25.5 && st.measured_fps < 34.5,
+              "stats measured_fps %.2f, expected about 30", st.measured_fps);
         CHECK(st.frames_delivered >= 30 && st.frames_delivered == c->total,
               "stats delivered %" PRIu64 ", callbacks %u", st.frames_delivered, c->total);
         CHECK(st.frames_dropped == 0 && st.frames_corrupted == 0,
@@ -917,6 +1075,7 @@ static void test_S22_capture_i420(void)
         unsigned i;
 
         ctx_init(c);
+        c->inspect = inspect_yuv;
         memset(&fmt, 0, sizeof fmt);
         if (capture_frames(c, &cfg, 10, &fmt, &st, &t0)) {
             check_format(&fmt, CAMCORE_FOURCC_I420, w, h, 3, w, w / 2, w / 2, w * h * 3 / 2, 30);
@@ -930,6 +1089,7 @@ static void test_S22_capture_i420(void)
             }
             check_sequence_and_time(c, 10, t0, 30.0);
             check_pattern(c, 10);
+            check_content(c, 10, "I420 Y, U and V planes");
         }
         ctx_destroy(c);
         free(c);
@@ -946,6 +1106,7 @@ static void test_S22_capture_nv12(void)
     unsigned i;
 
     ctx_init(c);
+    c->inspect = inspect_yuv;
     memset(&fmt, 0, sizeof fmt);
     if (capture_frames(c, &cfg, 10, &fmt, &st, &t0)) {
         check_format(&fmt, CAMCORE_FOURCC_NV12, 640, 480, 2, 640, 640, 0, 460800, 30);
@@ -961,6 +1122,7 @@ static void test_S22_capture_nv12(void)
             check_planes_disjoint(r, i);
         }
         check_sequence_and_time(c, 10, t0, 30.0);
+        check_content(c, 10, "NV12 Y and interleaved UV planes");
     }
     ctx_destroy(c);
     free(c);
@@ -970,8 +1132,10 @@ static void test_S22_capture_nv12(void)
 static void test_S6_reported_format_matches_frames(void)
 {
     static const struct {
-        uint32_t w, h, fps;
-    } asks[] = { { 641, 479, 30 }, { 5000, 3000, 30 }, { 320, 240, 1000 } };
+        uint32_t w, h, fps, adjusted;
+    } asks[] = { { 641, 479, 30, CAMCORE_ADJUSTED_SIZE },
+                 { 5000, 3000, 30, CAMCORE_ADJUSTED_SIZE },
+                 { 320, 240, 1000, CAMCORE_ADJUSTED_RATE } };
     size_t a;
 
     for (a = 0; a < sizeof asks / sizeof asks[0]; a++) {
@@ -996,6 +1160,13 @@ static void test_S6_reported_format_matches_frames(void)
                   asks[a].fps, fmt.fps.numerator, fmt.fps.denominator);
             CHECK(fmt.strides[0] == fmt.width * 2, "YUYV stride %" PRIu32 " for width %" PRIu32,
                   fmt.strides[0], fmt.width);
+            CHECK(fmt.adjusted == asks[a].adjusted,
+                  "asked %" PRIu32 "x%" PRIu32 " at %" PRIu32 ": adjusted 0x%" PRIx32
+                  ", expected 0x%" PRIx32, asks[a].w, asks[a].h, asks[a].fps, fmt.adjusted,
+                  asks[a].adjusted);
+            if (asks[a].fps == 1000)
+                CHECK(fraction_is(fmt.fps, 120), "1000 fps clamped to %" PRIu32 "/%" PRIu32
+                      ", expected the maximum 120 (S7)", fmt.fps.numerator, fmt.fps.denominator);
             for (i = 0; i < 3; i++) {
                 const struct rec *r = &c->recs[i];
                 CHECK(r->width == fmt.width && r->height == fmt.height &&
@@ -1009,6 +1180,337 @@ static void test_S6_reported_format_matches_frames(void)
         ctx_destroy(c);
         free(c);
     }
+}
+
+static void check_still_works(camcore_capturer *cap, const char *after);
+
+/* ------------------------------------------------------------------ */
+/* S8: output formats converted by camcore                             */
+/* ------------------------------------------------------------------ */
+
+static void test_S8_output_conversion(void)
+{
+    static const struct {
+        uint32_t source, output, planes, s0, s1, s2, l0, l1, l2;
+        int (*inspect)(const camcore_frame *);
+        const char *what;
+    } cases[] = {
+        { CAMCORE_FOURCC_YUYV, CAMCORE_FOURCC_I420, 3, 640, 320, 320, 307200, 76800, 76800,
+          inspect_yuv, "YUYV -> I420" },
+        { CAMCORE_FOURCC_I420, CAMCORE_FOURCC_NV12, 2, 640, 640, 0, 307200, 153600, 0, inspect_yuv,
+          "I420 -> NV12" },
+        { CAMCORE_FOURCC_NV12, CAMCORE_FOURCC_YUYV, 1, 1280, 0, 0, 614400, 0, 0, inspect_yuv,
+          "NV12 -> YUYV" },
+        { CAMCORE_FOURCC_NV12, CAMCORE_FOURCC_RGB24, 1, 1920, 0, 0, 921600, 0, 0, inspect_rgb24,
+          "NV12 -> RGB24" },
+        { CAMCORE_FOURCC_I420, CAMCORE_FOURCC_BGR24, 1, 1920, 0, 0, 921600, 0, 0, inspect_bgr24,
+          "I420 -> BGR24" },
+        { CAMCORE_FOURCC_YUYV, CAMCORE_FOURCC_RGBA, 1, 2560, 0, 0, 1228800, 0, 0, inspect_rgba,
+          "YUYV -> RGBA" },
+    };
+    size_t k;
+    unsigned i;
+    char a[5], b[5];
+
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct ctx *c = malloc(sizeof *c);
+        camcore_capture_config cfg = config_for(cases[k].source, 640, 480, 30);
+        camcore_capture_format fmt;
+        camcore_capture_stats st;
+        uint64_t t0;
+
+        ctx_init(c);
+        c->inspect = cases[k].inspect;
+        cfg.output_fourcc = cases[k].output;
+        memset(&fmt, 0, sizeof fmt);
+        if (capture_frames(c, &cfg, 6, &fmt, &st, &t0)) {
+            CHECK(fmt.fourcc == cases[k].output && fmt.source_fourcc == cases[k].source,
+                  "%s: get_format fourcc %s source %s", cases[k].what, fourcc_str(fmt.fourcc, a),
+                  fourcc_str(fmt.source_fourcc, b));
+            CHECK(fmt.plane_count == cases[k].planes && fmt.strides[0] == cases[k].s0 &&
+                      fmt.strides[1] == cases[k].s1 && fmt.strides[2] == cases[k].s2,
+                  "%s: get_format %" PRIu32 " planes, strides %" PRIu32 "/%" PRIu32 "/%" PRIu32,
+                  cases[k].what, fmt.plane_count, fmt.strides[0], fmt.strides[1], fmt.strides[2]);
+            CHECK(fmt.adjusted == 0, "%s: adjusted 0x%" PRIx32, cases[k].what, fmt.adjusted);
+            for (i = 0; i < 6; i++) {
+                const struct rec *r = &c->recs[i];
+                check_common_frame(r, i, cases[k].output, 640, 480, cases[k].planes);
+                check_plane(r, i, 0, cases[k].s0, cases[k].l0);
+                if (cases[k].planes > 1)
+                    check_plane(r, i, 1, cases[k].s1, cases[k].l1);
+                if (cases[k].planes > 2)
+                    check_plane(r, i, 2, cases[k].s2, cases[k].l2);
+                if (cases[k].planes < 3)
+                    check_plane_unused(r, i, 2);
+            }
+            check_sequence_and_time(c, 6, t0, 30.0);
+            check_content(c, 6, cases[k].what);
+        }
+        ctx_destroy(c);
+        free(c);
+    }
+}
+
+static void test_S8_unsupported_output(void)
+{
+    camcore_capturer *cap = open_synthetic();
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 320, 240, 30);
+
+    if (cap == NULL)
+        return;
+    cfg.output_fourcc = CAMCORE_FOURCC_MJPEG;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, NULL), CAMCORE_E_NOT_SUPPORTED,
+                 "start(output MJPG)");
+    cfg.output_fourcc = CAMCORE_FOURCC('X', 'X', 'X', 'X');
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, NULL), CAMCORE_E_NOT_SUPPORTED,
+                 "start(output XXXX)");
+    CHECK(camcore_capturer_is_streaming(cap) == 0, "streaming after a refused output format");
+    check_still_works(cap, "unsupported output formats");
+    camcore_capturer_close(cap);
+}
+
+/* ------------------------------------------------------------------ */
+/* S6, S7: negotiation on the synthetic camera                         */
+/* ------------------------------------------------------------------ */
+
+static int is_raw_synthetic(uint32_t fourcc)
+{
+    return fourcc == CAMCORE_FOURCC_YUYV || fourcc == CAMCORE_FOURCC_I420 ||
+           fourcc == CAMCORE_FOURCC_NV12;
+}
+
+static camcore_setting empty_setting(void)
+{
+    camcore_setting out;
+
+    memset(&out, 0, sizeof out);
+    out.struct_size = sizeof out;
+    return out;
+}
+
+static void test_S6_S7_negotiation(void)
+{
+    camcore_preference pref;
+    camcore_setting out;
+    camcore_fraction fps, rate;
+    char a[5];
+
+    camcore_preference_init(&pref);
+    CHECK(pref.struct_size == sizeof pref && pref.width == 1280 && pref.height == 720 &&
+              fraction_is(pref.min_fps, 15) && fraction_is(pref.max_fps, 30) &&
+              pref.output_fourcc == CAMCORE_FOURCC_NATIVE,
+          "preference_init: %" PRIu32 "x%" PRIu32 " %" PRIu32 "/%" PRIu32 "..%" PRIu32 "/%" PRIu32
+          " output 0x%" PRIx32 ", expected 1280x720 15..30 native",
+          pref.width, pref.height, pref.min_fps.numerator, pref.min_fps.denominator,
+          pref.max_fps.numerator, pref.max_fps.denominator, pref.output_fourcc);
+
+    /* The default preference is met exactly: any size, 1..120 fps. */
+    out = empty_setting();
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, g_synth_id, NULL, &out), CAMCORE_OK,
+                 "negotiate(default)");
+    CHECK(is_raw_synthetic(out.fourcc) && out.width == 1280 && out.height == 720 &&
+              fraction_is(out.fps, 30) && out.adjusted == 0,
+          "negotiate(default): %s %" PRIu32 "x%" PRIu32 " %" PRIu32 "/%" PRIu32 " adjusted 0x%" PRIx32
+          ", expected 1280x720 at 30 fps, valid",
+          fourcc_str(out.fourcc, a), out.width, out.height, out.fps.numerator, out.fps.denominator,
+          out.adjusted);
+
+    /* The asked output format is the one needing least work (S6 (4)). */
+    pref.output_fourcc = CAMCORE_FOURCC_NV12;
+    out = empty_setting();
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, g_synth_id, &pref, &out), CAMCORE_OK,
+                 "negotiate(output NV12)");
+    CHECK(out.fourcc == CAMCORE_FOURCC_NV12 && out.adjusted == 0,
+          "negotiate(output NV12) chose %s, adjusted 0x%" PRIx32, fourcc_str(out.fourcc, a),
+          out.adjusted);
+
+    /* An odd size snaps to the step of 2, at or above the request. */
+    camcore_preference_init(&pref);
+    pref.width = 641;
+    pref.height = 481;
+    out = empty_setting();
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, g_synth_id, &pref, &out), CAMCORE_OK,
+                 "negotiate(641x481)");
+    CHECK(out.width == 642 && out.height == 482 && (out.adjusted & CAMCORE_ADJUSTED_SIZE),
+          "negotiate(641x481): %" PRIu32 "x%" PRIu32 " adjusted 0x%" PRIx32
+          ", expected 642x482 with ADJUSTED_SIZE",
+          out.width, out.height, out.adjusted);
+
+    /* Rates above the maximum: the highest there is, flagged. */
+    camcore_preference_init(&pref);
+    pref.min_fps.numerator = 150;
+    pref.max_fps.numerator = 200;
+    out = empty_setting();
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, g_synth_id, &pref, &out), CAMCORE_OK,
+                 "negotiate(150..200 fps)");
+    CHECK(fraction_is(out.fps, 120) && (out.adjusted & CAMCORE_ADJUSTED_RATE),
+          "negotiate(150..200 fps): %" PRIu32 "/%" PRIu32 " adjusted 0x%" PRIx32
+          ", expected 120 with ADJUSTED_RATE",
+          out.fps.numerator, out.fps.denominator, out.adjusted);
+
+    /* S7 format_for. */
+    fps.numerator = 30;
+    fps.denominator = 1;
+    out = empty_setting();
+    CHECK_STATUS(camcore_manager_format_for(g_manager, g_synth_id, 640, 480, fps, &out), CAMCORE_OK,
+                 "format_for(640, 480, 30)");
+    CHECK(is_raw_synthetic(out.fourcc) && out.width == 640 && out.height == 480 &&
+              fraction_is(out.fps, 30),
+          "format_for(640, 480, 30): %s %" PRIu32 "x%" PRIu32 " %" PRIu32 "/%" PRIu32,
+          fourcc_str(out.fourcc, a), out.width, out.height, out.fps.numerator, out.fps.denominator);
+    fps.numerator = 200;
+    out = empty_setting();
+    CHECK_STATUS(camcore_manager_format_for(g_manager, g_synth_id, 640, 480, fps, &out),
+                 CAMCORE_E_NOT_SUPPORTED, "format_for(640, 480, 200)");
+
+    /* S7 max_frame_rate: ask 40 of 1..120 -> 40; ask 200 -> 120. */
+    fps.numerator = 40;
+    memset(&rate, 0, sizeof rate);
+    CHECK_STATUS(camcore_manager_max_frame_rate(g_manager, g_synth_id, CAMCORE_FOURCC_YUYV, 640, 480,
+                                                fps, &rate),
+                 CAMCORE_OK, "max_frame_rate(YUYV 640x480, 40)");
+    CHECK(fraction_is(rate, 40), "max_frame_rate(40) = %" PRIu32 "/%" PRIu32 ", expected 40",
+          rate.numerator, rate.denominator);
+    fps.numerator = 200;
+    CHECK_STATUS(camcore_manager_max_frame_rate(g_manager, g_synth_id, CAMCORE_FOURCC_NV12, 320, 240,
+                                                fps, &rate),
+                 CAMCORE_OK, "max_frame_rate(NV12 320x240, 200)");
+    CHECK(fraction_is(rate, 120), "max_frame_rate(200) = %" PRIu32 "/%" PRIu32 ", expected 120",
+          rate.numerator, rate.denominator);
+    CHECK_STATUS(camcore_manager_max_frame_rate(g_manager, g_synth_id, CAMCORE_FOURCC_MJPEG, 640,
+                                                480, fps, &rate),
+                 CAMCORE_E_NOT_SUPPORTED, "max_frame_rate(MJPG on synthetic)");
+
+    /* Bad input. */
+    out = empty_setting();
+    CHECK_STATUS(camcore_manager_negotiate(NULL, g_synth_id, NULL, &out), CAMCORE_E_INVALID_ARG,
+                 "negotiate(NULL manager)");
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, NULL, NULL, &out), CAMCORE_E_INVALID_ARG,
+                 "negotiate(NULL id)");
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, g_synth_id, NULL, NULL),
+                 CAMCORE_E_INVALID_ARG, "negotiate(NULL out)");
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, "no-such-camera", NULL, &out),
+                 CAMCORE_E_NO_DEVICE, "negotiate(unknown id)");
+    out.struct_size = 0;
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, g_synth_id, NULL, &out),
+                 CAMCORE_E_INVALID_ARG, "negotiate(out struct_size 0)");
+    camcore_preference_init(&pref);
+    pref.struct_size = 0;
+    out = empty_setting();
+    CHECK_STATUS(camcore_manager_negotiate(g_manager, g_synth_id, &pref, &out),
+                 CAMCORE_E_INVALID_ARG, "negotiate(preference struct_size 0)");
+    camcore_preference_init(NULL);
+    fps.numerator = 30;
+    CHECK_STATUS(camcore_manager_format_for(NULL, g_synth_id, 640, 480, fps, &out),
+                 CAMCORE_E_INVALID_ARG, "format_for(NULL manager)");
+    CHECK_STATUS(camcore_manager_format_for(g_manager, NULL, 640, 480, fps, &out),
+                 CAMCORE_E_INVALID_ARG, "format_for(NULL id)");
+    CHECK_STATUS(camcore_manager_format_for(g_manager, g_synth_id, 640, 480, fps, NULL),
+                 CAMCORE_E_INVALID_ARG, "format_for(NULL out)");
+    CHECK_STATUS(camcore_manager_format_for(g_manager, "no-such-camera", 640, 480, fps, &out),
+                 CAMCORE_E_NO_DEVICE, "format_for(unknown id)");
+    CHECK_STATUS(camcore_manager_max_frame_rate(NULL, g_synth_id, CAMCORE_FOURCC_YUYV, 640, 480,
+                                                fps, &rate),
+                 CAMCORE_E_INVALID_ARG, "max_frame_rate(NULL manager)");
+    CHECK_STATUS(camcore_manager_max_frame_rate(g_manager, NULL, CAMCORE_FOURCC_YUYV, 640, 480,
+                                                fps, &rate),
+                 CAMCORE_E_INVALID_ARG, "max_frame_rate(NULL id)");
+    CHECK_STATUS(camcore_manager_max_frame_rate(g_manager, g_synth_id, CAMCORE_FOURCC_YUYV, 640, 480,
+                                                fps, NULL),
+                 CAMCORE_E_INVALID_ARG, "max_frame_rate(NULL out)");
+    CHECK_STATUS(camcore_manager_max_frame_rate(g_manager, "no-such-camera", CAMCORE_FOURCC_YUYV,
+                                                640, 480, fps, &rate),
+                 CAMCORE_E_NO_DEVICE, "max_frame_rate(unknown id)");
+}
+
+/* ------------------------------------------------------------------ */
+/* S29: structs grow by appending; older callers keep working           */
+/* ------------------------------------------------------------------ */
+
+#define V1_CONFIG offsetof(camcore_capture_config, output_fourcc)
+#define V1_FORMAT offsetof(camcore_capture_format, source_fourcc)
+#define V1_STATS offsetof(camcore_capture_stats, measured_fps)
+
+/* Bytes from `from` to `to` of p are all 0xA5 (untouched). */
+static int canary_intact(const void *p, size_t from, size_t to)
+{
+    const uint8_t *b = p;
+    size_t i;
+
+    for (i = from; i < to; i++)
+        if (b[i] != 0xA5)
+            return 0;
+    return 1;
+}
+
+static void test_S29_versioned_structs(void)
+{
+    camcore_capturer *cap = open_synthetic();
+    union {
+        camcore_capture_config cfg;
+        camcore_capture_format fmt;
+        camcore_capture_stats st;
+        uint8_t bytes[256];
+    } u;
+    camcore_capture_config cfg;
+    camcore_capture_format full;
+    int rc, round;
+
+    if (cap == NULL)
+        return;
+    /* A 0.1.0-era config without output_fourcc: garbage after it is ignored
+     * and output is native. */
+    memset(&u, 0xA5, sizeof u);
+    cfg = config_for(CAMCORE_FOURCC_I420, 320, 240, 30);
+    memcpy(&u.cfg, &cfg, V1_CONFIG);
+    u.cfg.struct_size = (uint32_t)V1_CONFIG;
+    CHECK_STATUS(camcore_capturer_start(cap, &u.cfg, NULL), CAMCORE_OK,
+                 "start(config struct_size without output_fourcc)");
+    full = get_format(cap, &rc);
+    CHECK(rc == CAMCORE_OK && full.fourcc == CAMCORE_FOURCC_I420 &&
+              full.source_fourcc == CAMCORE_FOURCC_I420,
+          "short config: format %08" PRIx32 " source %08" PRIx32 ", expected native I420",
+          full.fourcc, full.source_fourcc);
+
+    /* Short out-structs: nothing written past the caller's struct_size,
+     * and struct_size not grown, so a second call with the same struct is
+     * just as safe. */
+    for (round = 0; round < 2; round++) {
+        if (round == 0) {
+            memset(&u, 0xA5, sizeof u);
+            u.fmt.struct_size = (uint32_t)V1_FORMAT;
+        }
+        CHECK_STATUS(camcore_capturer_get_format(cap, &u.fmt), CAMCORE_OK, "get_format(short)");
+        CHECK(u.fmt.struct_size <= V1_FORMAT, "get_format grew struct_size to %" PRIu32,
+              u.fmt.struct_size);
+        CHECK(canary_intact(&u, V1_FORMAT, sizeof u), "get_format wrote past a short struct_size");
+        CHECK(u.fmt.width == 320 && u.fmt.fourcc == CAMCORE_FOURCC_I420,
+              "get_format(short) did not fill the known fields");
+    }
+    for (round = 0; round < 2; round++) {
+        if (round == 0) {
+            memset(&u, 0xA5, sizeof u);
+            u.st.struct_size = (uint32_t)V1_STATS;
+        }
+        CHECK_STATUS(camcore_capturer_get_stats(cap, &u.st), CAMCORE_OK, "get_stats(short)");
+        CHECK(u.st.struct_size <= V1_STATS, "get_stats grew struct_size to %" PRIu32,
+              u.st.struct_size);
+        CHECK(canary_intact(&u, V1_STATS, sizeof u), "get_stats wrote past a short struct_size");
+    }
+    /* Bigger than the library knows (a newer header): accepted, and the
+     * unknown tail is left alone. */
+    memset(&u, 0xA5, sizeof u);
+    u.fmt.struct_size = sizeof(camcore_capture_format) + 16;
+    CHECK_STATUS(camcore_capturer_get_format(cap, &u.fmt), CAMCORE_OK, "get_format(larger)");
+    CHECK(canary_intact(&u, sizeof(camcore_capture_format), sizeof(camcore_capture_format) + 16),
+          "get_format wrote past the struct it knows");
+    /* Too short for the fields every version has. */
+    memset(&u, 0, sizeof u);
+    u.fmt.struct_size = 8;
+    CHECK_STATUS(camcore_capturer_get_format(cap, &u.fmt), CAMCORE_E_INVALID_ARG,
+                 "get_format(struct_size 8)");
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+    camcore_capturer_close(cap);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1102,6 +1604,109 @@ static void test_S31_stop_close_inside_callback(void)
 out:
     ctx_destroy(c);
     free(c);
+}
+
+/* Several capturers and listings at once, from several threads: each
+ * capturer's callbacks get only its own frames, in its own format. */
+struct worker {
+    pthread_t thread;
+    uint32_t fourcc, width, height, fps;
+    int open_rc, start_rc, stop_rc, got_all, wrong_format, lists_ok;
+    struct ctx ctx;
+};
+
+static void *capture_worker(void *arg)
+{
+    struct worker *w = arg;
+    camcore_capture_config cfg = config_for(w->fourcc, w->width, w->height, w->fps);
+    camcore_frame_callbacks cb = callbacks_for(&w->ctx);
+    camcore_capturer *cap = NULL;
+    unsigned i;
+
+    w->open_rc = camcore_capturer_open(g_manager, g_synth_id, &cap);
+    if (w->open_rc != CAMCORE_OK)
+        return NULL;
+    w->start_rc = camcore_capturer_start(cap, &cfg, &cb);
+    if (w->start_rc == CAMCORE_OK) {
+        w->got_all = wait_for(&w->ctx, &w->ctx.total, 10, 10000);
+        w->stop_rc = camcore_capturer_stop(cap);
+        for (i = 0; i < 10 && i < w->ctx.total; i++)
+            if (w->ctx.recs[i].fourcc != w->fourcc || w->ctx.recs[i].width != w->width ||
+                w->ctx.recs[i].height != w->height)
+                w->wrong_format++;
+    }
+    camcore_capturer_close(cap);
+    return NULL;
+}
+
+static void *listing_worker(void *arg)
+{
+    struct worker *w = arg;
+    int i;
+
+    w->lists_ok = 1;
+    for (i = 0; i < 30; i++) {
+        camcore_device_list *dl = NULL;
+        camcore_format_list *fl = NULL;
+        if (camcore_manager_list_devices(g_manager, &dl) != CAMCORE_OK || dl == NULL ||
+            find_synthetic(dl, NULL) == NULL)
+            w->lists_ok = 0;
+        camcore_device_list_free(dl);
+        if (camcore_manager_list_formats(g_manager, g_synth_id, &fl) != CAMCORE_OK || fl == NULL ||
+            fl->count < 3)
+            w->lists_ok = 0;
+        camcore_format_list_free(fl);
+    }
+    return NULL;
+}
+
+static void test_S16_concurrent_capturers(void)
+{
+    static const uint32_t spec[3][4] = {
+        { CAMCORE_FOURCC_YUYV, 320, 240, 30 },
+        { CAMCORE_FOURCC_I420, 640, 360, 60 },
+        { CAMCORE_FOURCC_NV12, 160, 120, 25 },
+    };
+    struct worker *w = calloc(4, sizeof *w);
+    char buf[5];
+    unsigned j;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        ctx_init(&w[i].ctx);
+        if (i < 3) {
+            w[i].fourcc = spec[i][0];
+            w[i].width = spec[i][1];
+            w[i].height = spec[i][2];
+            w[i].fps = spec[i][3];
+        }
+    }
+    for (i = 0; i < 4; i++)
+        pthread_create(&w[i].thread, NULL, i < 3 ? capture_worker : listing_worker, &w[i]);
+    for (i = 0; i < 4; i++)
+        pthread_join(w[i].thread, NULL);
+    for (i = 0; i < 3; i++) {
+        fourcc_str(w[i].fourcc, buf);
+        CHECK(w[i].open_rc == CAMCORE_OK && w[i].start_rc == CAMCORE_OK && w[i].stop_rc == CAMCORE_OK,
+              "capturer %d (%s): open %d, start %d, stop %d", i, buf, w[i].open_rc, w[i].start_rc,
+              w[i].stop_rc);
+        CHECK(w[i].got_all, "capturer %d (%s): only %u of 10 frames", i, buf, w[i].ctx.total);
+        CHECK(w[i].wrong_format == 0, "capturer %d (%s): %d frames of another capturer's format", i,
+              buf, w[i].wrong_format);
+        /* Not "from 0" here: under this much load the synthetic camera may
+         * start late and count the missed periods as drops. */
+        for (j = 1; j < 10 && j < w[i].ctx.total; j++) {
+            const struct rec *r = &w[i].ctx.recs[j], *q = &w[i].ctx.recs[j - 1];
+            CHECK(r->sequence > q->sequence && r->sequence - q->sequence - 1 == r->dropped_before,
+                  "capturer %d frame %u: sequence %" PRIu32 " after %" PRIu32
+                  " with dropped_before %" PRIu32, i, j, r->sequence, q->sequence,
+                  r->dropped_before);
+        }
+    }
+    CHECK(w[3].lists_ok, "listing devices/formats failed while capturers ran");
+    for (i = 0; i < 4; i++)
+        ctx_destroy(&w[i].ctx);
+    free(w);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1542,7 +2147,12 @@ int main(void)
     run_test("test_S22_capture_i420", test_S22_capture_i420);
     run_test("test_S22_capture_nv12", test_S22_capture_nv12);
     run_test("test_S6_reported_format_matches_frames", test_S6_reported_format_matches_frames);
+    run_test("test_S8_output_conversion", test_S8_output_conversion);
+    run_test("test_S8_unsupported_output", test_S8_unsupported_output);
+    run_test("test_S6_S7_negotiation", test_S6_S7_negotiation);
+    run_test("test_S29_versioned_structs", test_S29_versioned_structs);
     run_test("test_S16_no_callback_after_stop_or_close", test_S16_no_callback_after_stop_or_close);
+    run_test("test_S16_concurrent_capturers", test_S16_concurrent_capturers);
     run_test("test_S31_stop_close_inside_callback", test_S31_stop_close_inside_callback);
     run_test("test_S23_retained_frame_unchanged", test_S23_retained_frame_unchanged);
     run_test("test_S23_retained_frame_survives_close", test_S23_retained_frame_survives_close);

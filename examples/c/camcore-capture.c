@@ -40,7 +40,7 @@
 /* ------------------------------------------------------------------ */
 
 struct options {
-    unsigned frames;          /* --frames N */
+    uint32_t frames;          /* --frames N */
     const char *device;       /* --device ID (or node path); NULL = pick one */
     uint32_t width, height;   /* --size WxH */
     camcore_fraction fps;     /* --fps N or N/D; 0 keeps the driver's rate */
@@ -708,7 +708,7 @@ int main(int argc, char **argv)
     callbacks.on_frame = on_frame;
     callbacks.on_error = on_error;
 
-    printf("Capturing %u frames, asking for %" PRIu32 "x%" PRIu32 " %s at ", opt.frames,
+    printf("Capturing %" PRIu32 " frames, asking for %" PRIu32 "x%" PRIu32 " %s at ", opt.frames,
            opt.width, opt.height, camcore_fourcc_to_string(opt.fourcc, asked));
     if (opt.fps.numerator == 0)
         printf("the driver's rate\n");
@@ -775,9 +775,6 @@ int main(int argc, char **argv)
             format.fourcc != opt.fourcc)
                ? " (adjusted by the driver)"
                : "");
-    if (st.received > 1 && st.last_ts > st.first_ts)
-        printf("Measured %.2f fps over %u frames\n",
-               (st.received - 1) * 1e9 / (double)(st.last_ts - st.first_ts), st.received);
     memset(&stats, 0, sizeof stats);
     stats.struct_size = sizeof stats;
     status = camcore_capturer_get_stats(capturer, &stats);
@@ -785,6 +782,10 @@ int main(int argc, char **argv)
         report("camcore_capturer_get_stats", status);
         goto out;
     }
+    if (st.received > 1 && st.last_ts > st.first_ts)
+        printf("Measured %.2f fps over %u frames (camcore's own estimate: %.2f fps)\n",
+               (st.received - 1) * 1e9 / (double)(st.last_ts - st.first_ts), st.received,
+               stats.measured_fps);
     printf("Stats: %" PRIu64 " delivered, %" PRIu64 " dropped, %" PRIu64 " corrupted\n",
            stats.frames_delivered, stats.frames_dropped, stats.frames_corrupted);
 
