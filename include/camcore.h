@@ -204,9 +204,11 @@ typedef struct camcore_manager_config {
     /** sizeof(camcore_manager_config). */
     uint32_t struct_size;
     /**
-     * Non-zero lists the built-in synthetic camera (S4) after the real
-     * ones. Setting the environment variable CAMCORE_SYNTHETIC_CAMERA=1
-     * has the same effect. Default 0.
+     * 1 lists the built-in synthetic camera (S4), id "synthetic:0", after
+     * the real ones; 2 lists two, a front "synthetic:0" and a back
+     * "synthetic:1" (to try flipping without hardware). The environment
+     * variable CAMCORE_SYNTHETIC_CAMERA=1 (or =2) has the same effect.
+     * Default 0.
      */
     int32_t include_synthetic;
 } camcore_manager_config;

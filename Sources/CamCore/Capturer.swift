@@ -1,4 +1,7 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One open camera (a V4L2 node or the synthetic camera) and its capture
 /// session (SPEC S16, S17, S22). Frames are delivered on the capturer's
@@ -51,8 +54,16 @@ public final class Capturer: @unchecked Sendable {
         session.withLock { $0.closed } ? nil : backend.fileDescriptor
     }
 
+    /// Marks the capture thread with its capturer, from inside the thread,
+    /// so the check holds from the very first frame.
+    private static let captureKey: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+
     private func onCaptureThread() -> Bool {
-        session.withLock { $0.thread?.isCurrent ?? false }
+        pthread_getspecific(Self.captureKey) == Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Negotiates `request`, starts streaming and delivers each frame to
@@ -96,6 +107,8 @@ public final class Capturer: @unchecked Sendable {
 
     /// The capture thread: wait, deliver, requeue, until stopped or failed.
     private func captureLoop(onFrame: FrameHandler, onError: ErrorHandler) {
+        pthread_setspecific(Self.captureKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.captureKey, nil) }
         var lastSequence: UInt32? = nil
         var stampCount = 0
         while !stopRequested.load(ordering: .acquiring) {

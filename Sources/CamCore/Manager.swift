@@ -4,27 +4,32 @@ import Glibc
 
 /// Manager settings.
 public struct ManagerConfig: Sendable {
-    /// List the built-in synthetic camera after the real ones (S4).
-    /// The environment variable CAMCORE_SYNTHETIC_CAMERA=1 also turns it on.
-    public var includeSynthetic: Bool
-    public init(includeSynthetic: Bool = false) { self.includeSynthetic = includeSynthetic }
+    /// How many synthetic cameras to list after the real ones (S4): 0, 1,
+    /// or 2 (a front and a back one). The environment variable
+    /// CAMCORE_SYNTHETIC_CAMERA=1 (or =2) also turns them on.
+    public var syntheticCount: Int
+    public init(includeSynthetic: Bool = false) { syntheticCount = includeSynthetic ? 1 : 0 }
+    public init(syntheticCount: Int) { self.syntheticCount = max(0, min(syntheticCount, 2)) }
+    public var includeSynthetic: Bool { syntheticCount > 0 }
 }
 
 /// Finds cameras and opens them (SPEC S1–S5). Holds no device open
 /// between calls. Safe from any thread.
 public final class Manager: @unchecked Sendable {
     public let config: ManagerConfig
-    /// Whether the synthetic camera is listed (config or environment).
-    public let listsSynthetic: Bool
+    /// The synthetic cameras listed (config or environment).
+    public let synthetic: [DeviceInfo]
+    public var listsSynthetic: Bool { !synthetic.isEmpty }
 
     public init(config: ManagerConfig = ManagerConfig()) {
         self.config = config
-        var env = false
+        var env = 0
         if let v = getenv("CAMCORE_SYNTHETIC_CAMERA") {
             let s = String(cString: v)
-            env = !(s.isEmpty || s == "0" || s == "false" || s == "no")
+            env = s == "2" ? 2 : (s.isEmpty || s == "0" || s == "false" || s == "no") ? 0 : 1
         }
-        listsSynthetic = config.includeSynthetic || env
+        let count = max(config.syntheticCount, env)
+        synthetic = count == 0 ? [] : SyntheticCamera.devices(count: count)
     }
 
     /// The capture devices present now: real cameras in node order, then
@@ -32,13 +37,13 @@ public final class Manager: @unchecked Sendable {
     /// only for its queries (S3).
     public func devices() -> [DeviceInfo] {
         var list = DeviceEnumerator.captureDevices()
-        if listsSynthetic { list.append(SyntheticCamera.device) }
+        list += synthetic
         return list
     }
 
     /// The device with this id, present now. Errors: noDevice.
     public func device(id: String) throws(CamError) -> DeviceInfo {
-        if listsSynthetic && id == SyntheticCamera.id { return SyntheticCamera.device }
+        if let d = synthetic.first(where: { $0.id == id }) { return d }
         guard let d = DeviceEnumerator.captureDevices().first(where: { $0.id == id }) else {
             throw .noDevice("no camera with id \"\(id)\" is present")
         }

@@ -12,9 +12,23 @@ enum SyntheticCamera {
     static let minSize = 16, maxWidth = 3840, maxHeight = 2160
     static let minRate = FrameRate(1), maxRate = FrameRate(120)
 
-    static let device = DeviceInfo(
-        id: id, name: "camcore synthetic camera", node: "synthetic", busInfo: "synthetic:0",
-        driver: "camcore", type: .virtual, position: .unknown, isSynthetic: true)
+    static let device = devices(count: 1)[0]
+
+    /// The synthetic cameras listed for `count` (1 or 2): one camera
+    /// "synthetic:0" with no position, or a front "synthetic:0" and a back
+    /// "synthetic:1" (to try flip() without hardware).
+    static func devices(count: Int) -> [DeviceInfo] {
+        if count <= 1 {
+            return [DeviceInfo(id: id, name: "camcore synthetic camera", node: "synthetic", busInfo: "synthetic:0",
+                               driver: "camcore", type: .virtual, position: .unknown, isSynthetic: true)]
+        }
+        return [
+            DeviceInfo(id: "synthetic:0", name: "camcore synthetic camera (front)", node: "synthetic",
+                       busInfo: "synthetic:0", driver: "camcore", type: .virtual, position: .front, isSynthetic: true),
+            DeviceInfo(id: "synthetic:1", name: "camcore synthetic camera (back)", node: "synthetic",
+                       busInfo: "synthetic:1", driver: "camcore", type: .virtual, position: .back, isSynthetic: true),
+        ]
+    }
 
     static var formatDescriptions: [FormatDescription] {
         formats.map { f in
@@ -128,6 +142,8 @@ final class SyntheticCapture: CaptureBackend {
             // Fell far behind: skip the missed periods (they count as drops).
             tick = (now - startNs) / period
         }
+        // The frame's capture time is its scheduled time: exact spacing.
+        let stamp = startNs &+ tick &* period
         let sequence = UInt32(truncatingIfNeeded: tick)
         tick += 1
         // A free buffer: one the app does not hold. None free: a drop.
@@ -143,7 +159,7 @@ final class SyntheticCapture: CaptureBackend {
         let split = PlaneLayout.split(format.fourcc, base: base, used: format.frameBytes,
                                       stride: format.strides[0], height: format.height)
         return .frame(Frame(fourcc: format.fourcc, width: format.width, height: format.height,
-                            planeCount: split.count, planes: split.planes, timestampNs: monotonicNs(),
+                            planeCount: split.count, planes: split.planes, timestampNs: stamp,
                             sequence: sequence, flags: [], pool: pool, slot: slot))
     }
 

@@ -52,7 +52,7 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
         guard config.pointee.struct_size >= UInt32(MemoryLayout<camcore_manager_config>.size) else {
             return invalid("camcore_manager_new: config->struct_size \(config.pointee.struct_size) is too small; call camcore_manager_config_init()")
         }
-        c.includeSynthetic = config.pointee.include_synthetic != 0
+        c.syntheticCount = Int(max(0, min(config.pointee.include_synthetic, 2)))
     }
     out.pointee = Handles.shared.add(ManagerBox(Manager(config: c)))
     return 0

@@ -50,10 +50,22 @@ class Recorder:
         return self.frames
 
 
+def assert_rising_sequences(frames):
+    """S22: sequences start at 0 and rise strictly; a gap (a frame period the
+    camera skipped, e.g. on a loaded machine) is reported as dropped_before."""
+    seqs = [f.sequence for f in frames]
+    assert seqs[0] == 0, seqs
+    assert all(b > a for a, b in zip(seqs, seqs[1:])), seqs
+    assert frames[0].dropped_before == 0
+    for a, b in zip(frames, frames[1:]):
+        assert b.dropped_before == b.sequence - a.sequence - 1, seqs
+    return sum(f.dropped_before for f in frames)
+
+
 def assert_still_works(cap, fourcc="YUYV"):
     """S31: after an error the library keeps working: two frames arrive."""
     frames = cap.capture(2, fourcc=fourcc, width=160, height=120, fps=60, timeout=10)
-    assert [f.sequence for f in frames] == [0, 1]
+    assert frames[0].sequence == 0 and frames[1].sequence > 0
     assert frames[0].width == 160 and frames[0].height == 120
 
 
@@ -235,31 +247,34 @@ def test_S22_frame_fields(cap, synth_id, name):
         assert f.lengths == lengths
         assert [p.size for p in f.planes] == lengths
         assert f.flags == 0 and f.corrupted is False
-        assert f.dropped_before == 0
         assert f.array.shape == shape and f.array.strides == arr_strides
-    # Sequence 0, 1, 2, ... and rising CLOCK_MONOTONIC timestamps.
-    assert [f.sequence for f in frames] == list(range(10))
+    # Sequence 0, 1, 2, ... (gaps only as reported drops) and rising CLOCK_MONOTONIC timestamps.
+    gaps = assert_rising_sequences(frames)
     ts = [f.timestamp_ns for f in frames]
     assert all(b > a for a, b in zip(ts, ts[1:]))
     for t, arrived in zip(ts, rec.arrivals):
         assert 0 <= arrived - t < 250_000_000, (t, arrived)  # stamped just before delivery
     stats = cap.stats
     assert stats.frames_delivered >= 10
-    assert stats.frames_dropped == 0 and stats.frames_corrupted == 0
+    assert stats.frames_dropped >= gaps and stats.frames_corrupted == 0
 
 
 @pytest.mark.parametrize("fps", [15, 60])
 def test_S6_rate_near_requested(cap, fps):
     n = 30 if fps == 60 else 10
     frames = cap.capture(n, fourcc="YUYV", width=320, height=240, fps=fps, timeout=20)
+    assert cap.format.fps == Fraction(fps)
+    assert_rising_sequences(frames)
     ts = np.array([f.timestamp_ns for f in frames], dtype=np.int64)
-    gaps = np.diff(ts) / 1e9
+    seq = np.array([f.sequence for f in frames], dtype=np.int64)
+    # Time per frame period, from the frames' own timestamps (not wall time).
+    per_period = np.diff(ts) / np.diff(seq) / 1e9
     period = 1.0 / fps
-    assert abs(float(np.median(gaps)) - period) < 0.1 * period, gaps
-    assert gaps.min() > 0.5 * period, gaps
+    # Single gaps jitter with scheduling (frames are stamped when made); the median does not.
+    assert abs(float(np.median(per_period)) - period) < 0.1 * period, per_period
     span = (ts[-1] - ts[0]) / 1e9
     assert span >= (n - 1) * period * 0.9  # 30 frames at 60 fps span >= ~0.43 s
-    measured = (n - 1) / span
+    measured = (seq[-1] - seq[0]) / span
     assert abs(measured - fps) < 0.1 * fps
 
 
@@ -337,7 +352,8 @@ def test_S22_numpy_views_are_zero_copy(cap, name):
 
 def test_S22_capture_convenience_returns_copies(cap):
     frames = cap.capture(5, fourcc="NV12", width=320, height=240, fps=60)
-    assert [f.sequence for f in frames] == [0, 1, 2, 3, 4]
+    assert len(frames) == 5
+    assert_rising_sequences(frames)
     for f in frames:
         assert isinstance(f, camcore.CapturedFrame)
         assert f.plane_count == 2 and f.lengths == [76800, 38400]
@@ -349,8 +365,9 @@ def test_S22_capture_convenience_returns_copies(cap):
 def test_S17_restart_resets_sequence_and_stats(cap):
     a = cap.capture(4, fourcc="YUYV", width=320, height=240, fps=60)
     b = cap.capture(3, fourcc="I420", width=320, height=240, fps=60)
-    assert [f.sequence for f in a] == [0, 1, 2, 3]
-    assert [f.sequence for f in b] == [0, 1, 2]
+    assert len(a) == 4 and len(b) == 3
+    assert_rising_sequences(a)
+    assert_rising_sequences(b)  # a new start counts from 0 again
     assert b[0].fourcc == "YU12"
     assert b[0].timestamp_ns > a[-1].timestamp_ns
     assert cap.format.fourcc == "YU12"
@@ -369,6 +386,7 @@ def test_S23_retained_frame_survives_later_frames(cap):
         if state["retained"] is None:
             state["retained"] = frame.retain()
             state["copy"] = frame.plane(0).copy()
+            state["seq"] = frame.sequence
         state["count"] += 1
         state["last"] = frame.plane(0).copy()
         if state["count"] >= 16:  # 4 buffers cycled several times
@@ -379,7 +397,7 @@ def test_S23_retained_frame_survives_later_frames(cap):
     cap.stop()
     r = state["retained"]
     assert isinstance(r, camcore.RetainedFrame)
-    assert r.sequence == 0 and (r.width, r.height, r.fourcc) == (W, H, "YUYV")
+    assert r.sequence == state["seq"] == 0 and (r.width, r.height, r.fourcc) == (W, H, "YUYV")
     assert np.array_equal(r.plane(0), state["copy"])  # unchanged by 15 later frames
     assert not np.array_equal(r.plane(0), state["last"])  # the pattern did move
     assert r.array.shape == (H, W, 2)
@@ -490,6 +508,29 @@ def test_S31_stop_and_close_from_callback_raise_would_deadlock(cap):
     assert results == [camcore.E_WOULD_DEADLOCK, camcore.E_WOULD_DEADLOCK, True]
     assert not cap.closed
     assert_still_works(cap)
+
+
+def test_S31_stop_from_the_very_first_callback_would_deadlock(cap):
+    # The first frame may arrive while start() is still returning: stop() from
+    # it must still be refused, never stop the stream from the capture thread.
+    outcomes = []
+    for _ in range(200):
+        res = []
+
+        def on_frame(frame):
+            if not res:
+                try:
+                    cap.stop()
+                    res.append("stop returned")
+                except camcore.WouldDeadlockError as e:
+                    res.append(e.status if "library bug" not in e.message else "stop returned OK")
+
+        cap.start(fourcc="YUYV", width=64, height=48, fps=120, on_frame=on_frame)
+        assert wait_until(lambda: res)
+        outcomes.append((res[0], cap.streaming))
+        cap.stop()
+    bad = [o for o in outcomes if o != (camcore.E_WOULD_DEADLOCK, True)]
+    assert bad == [], f"{len(bad)} of {len(outcomes)} starts: {bad[:3]}"
 
 
 def test_S31_exception_in_on_frame_is_reraised_by_stop(cap):

@@ -28,7 +28,18 @@ Threading: every call may be made from any thread. ``on_frame`` and
 the library creates), one frame at a time, in capture order. When
 ``Capturer.stop()`` or ``Capturer.close()`` returns, no callback of that
 capturer runs again. Calling ``stop()``/``close()`` from inside the
-capturer's own callback raises ``WouldDeadlockError``.
+capturer's own callback raises ``WouldDeadlockError``. An exception raised
+by ``on_frame``/``on_error`` never reaches C: it is caught, frames keep
+coming, and the first one is re-raised by ``stop()`` (or ``capture()``), or
+logged by ``close()``. The callables are kept alive (with the capturer)
+until ``stop()``/``close()`` returns, so C never calls freed code.
+
+Ownership: lists and descriptions are copied into Python objects and the C
+lists freed at once. A ``Frame`` is borrowed: it and its zero-copy numpy
+views are valid only during ``on_frame``; ``frame.retain()`` keeps it until
+``release()``, ``frame.copy()`` copies it. Managers and capturers are freed
+by ``close()`` (or their ``with`` block, or garbage collection); a capturer
+still streaming is kept alive until stopped, and closed at interpreter exit.
 
 Units: sizes in pixels, strides and lengths in bytes, timestamps in
 CLOCK_MONOTONIC nanoseconds (the clock of ``time.monotonic_ns()``), frame
@@ -63,7 +74,7 @@ from ctypes import (
     sizeof,
 )
 from fractions import Fraction
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -75,7 +86,7 @@ __all__ = [
     "NotSupportedError", "TimeoutError_", "IOError_", "StateError",
     "CustomSourceActiveError", "WouldDeadlockError", "NoMemoryError", "InternalError",
     "error_for_status",
-    "Manager", "Capturer", "DeviceInfo", "Format", "CaptureFormat", "CaptureStats",
+    "Manager", "Capturer", "DeviceInfo", "Format", "CaptureFormat", "CaptureStats", "Setting",
     "Frame", "RetainedFrame", "CapturedFrame",
 ]
 
@@ -120,6 +131,10 @@ DEVICE_SYNTHETIC = 0x2
 FORMAT_COMPRESSED = 0x1
 FORMAT_EMULATED = 0x2
 FRAME_CORRUPTED = 0x1
+ADJUSTED_SIZE = 0x1
+ADJUSTED_RATE = 0x2
+ADJUSTED_FORMAT = 0x4
+FOURCC_NATIVE = 0
 
 _RANGE_NAMES = {0: "discrete", 1: "stepwise", 2: "continuous", 3: "unknown"}
 _TYPE_NAMES = {0: "builtin", 1: "external", 2: "virtual"}
@@ -133,14 +148,20 @@ _U32_MAX = 0xFFFFFFFF
 
 
 class camcore_fraction(Structure):
+    """A rational number, frames per second (camcore_fraction)."""
+
     _fields_ = [("numerator", c_uint32), ("denominator", c_uint32)]
 
 
 class camcore_manager_config(Structure):
+    """Manager settings (camcore_manager_config); fill with camcore_manager_config_init."""
+
     _fields_ = [("struct_size", c_uint32), ("include_synthetic", c_int32)]
 
 
 class camcore_device_info(Structure):
+    """One camera (camcore_device_info); strings owned by the list."""
+
     _fields_ = [
         ("id", c_char_p),
         ("name", c_char_p),
@@ -157,10 +178,14 @@ class camcore_device_info(Structure):
 
 
 class camcore_device_list(Structure):
+    """A device list (camcore_device_list); one allocation, freed with camcore_device_list_free."""
+
     _fields_ = [("count", c_size_t), ("devices", POINTER(camcore_device_info))]
 
 
 class camcore_format(Structure):
+    """One format at one size or size range (camcore_format); rates owned by the list."""
+
     _fields_ = [
         ("fourcc", c_uint32),
         ("flags", c_uint32),
@@ -184,15 +209,21 @@ class camcore_format(Structure):
 
 
 class camcore_format_list(Structure):
+    """A format list (camcore_format_list); freed with camcore_format_list_free."""
+
     _fields_ = [("count", c_size_t), ("formats", POINTER(camcore_format))]
 
 
 class camcore_plane(Structure):
+    """One plane of a frame (camcore_plane): borrowed data address, stride and length in bytes."""
+
     # data is `uint8_t *` in C; c_void_p has the same ABI and reads as an int address.
     _fields_ = [("data", c_void_p), ("stride", c_uint32), ("length", c_uint32)]
 
 
 class camcore_frame(Structure):
+    """A captured frame (camcore_frame); borrowed for the callback unless retained."""
+
     _fields_ = [
         ("struct_size", c_uint32),
         ("fourcc", c_uint32),
@@ -212,6 +243,8 @@ ON_ERROR = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 
 
 class camcore_frame_callbacks(Structure):
+    """Frame and error callbacks (camcore_frame_callbacks); copied at start."""
+
     _fields_ = [
         ("struct_size", c_uint32),
         ("user_data", c_void_p),
@@ -221,6 +254,8 @@ class camcore_frame_callbacks(Structure):
 
 
 class camcore_capture_config(Structure):
+    """Capture settings (camcore_capture_config); fill with camcore_capture_config_init."""
+
     _fields_ = [
         ("struct_size", c_uint32),
         ("fourcc", c_uint32),
@@ -228,10 +263,13 @@ class camcore_capture_config(Structure):
         ("height", c_uint32),
         ("fps", camcore_fraction),
         ("buffer_count", c_uint32),
+        ("output_fourcc", c_uint32),
     ]
 
 
 class camcore_capture_format(Structure):
+    """What a started capturer uses (camcore_capture_format); set struct_size first."""
+
     _fields_ = [
         ("struct_size", c_uint32),
         ("fourcc", c_uint32),
@@ -242,15 +280,46 @@ class camcore_capture_format(Structure):
         ("frame_bytes", c_uint32),
         ("fps", camcore_fraction),
         ("buffer_count", c_uint32),
+        ("source_fourcc", c_uint32),
+        ("adjusted", c_uint32),
     ]
 
 
 class camcore_capture_stats(Structure):
+    """Counters since the last start (camcore_capture_stats); set struct_size first."""
+
     _fields_ = [
         ("struct_size", c_uint32),
         ("frames_delivered", c_uint64),
         ("frames_dropped", c_uint64),
         ("frames_corrupted", c_uint64),
+        ("measured_fps", ctypes.c_double),
+    ]
+
+
+class camcore_preference(Structure):
+    """What an app would like to capture (camcore_preference); fill with camcore_preference_init."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("width", c_uint32),
+        ("height", c_uint32),
+        ("min_fps", camcore_fraction),
+        ("max_fps", camcore_fraction),
+        ("output_fourcc", c_uint32),
+    ]
+
+
+class camcore_setting(Structure):
+    """A capture setting chosen by negotiation (camcore_setting); set struct_size first."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("fourcc", c_uint32),
+        ("width", c_uint32),
+        ("height", c_uint32),
+        ("fps", camcore_fraction),
+        ("adjusted", c_uint32),
     ]
 
 
@@ -274,6 +343,14 @@ _PROTOTYPES = [
     ("camcore_manager_list_formats", c_int,
      [_manager_p, c_char_p, POINTER(POINTER(camcore_format_list))]),
     ("camcore_format_list_free", None, [POINTER(camcore_format_list)]),
+    ("camcore_preference_init", None, [POINTER(camcore_preference)]),
+    ("camcore_manager_negotiate", c_int,
+     [_manager_p, c_char_p, POINTER(camcore_preference), POINTER(camcore_setting)]),
+    ("camcore_manager_format_for", c_int,
+     [_manager_p, c_char_p, c_uint32, c_uint32, camcore_fraction, POINTER(camcore_setting)]),
+    ("camcore_manager_max_frame_rate", c_int,
+     [_manager_p, c_char_p, c_uint32, c_uint32, c_uint32, camcore_fraction,
+      POINTER(camcore_fraction)]),
     ("camcore_frame_retain", _frame_p, [_frame_p]),
     ("camcore_frame_release", None, [_frame_p]),
     ("camcore_frame_callbacks_init", None, [POINTER(camcore_frame_callbacks)]),
@@ -522,7 +599,8 @@ def fourcc(code: Union[str, bytes, int]) -> int:
 
 
 #: Common names accepted by Capturer.start/capture for the V4L2 FourCC they mean.
-PIXEL_FORMAT_ALIASES = {"I420": "YU12", "MJPEG": "MJPG", "RGB24": "RGB3", "BGR24": "BGR3"}
+PIXEL_FORMAT_ALIASES = {"I420": "YU12", "MJPEG": "MJPG", "RGB24": "RGB3", "BGR24": "BGR3",
+                        "RGBA": "AB24"}
 
 
 def _fourcc(code: Union[str, bytes, int]) -> int:
@@ -530,6 +608,13 @@ def _fourcc(code: Union[str, bytes, int]) -> int:
     if isinstance(code, str):
         code = PIXEL_FORMAT_ALIASES.get(code.upper(), code)
     return fourcc(code)
+
+
+def _output_fourcc(output: Union[str, int, None]) -> int:
+    """Output format (S8): None or 'native' -> CAMCORE_FOURCC_NATIVE (0), else a FourCC."""
+    if output is None or (isinstance(output, str) and output.lower() == "native"):
+        return FOURCC_NATIVE
+    return _fourcc(output)
 
 
 def fourcc_str(code: int) -> str:
@@ -643,14 +728,47 @@ class CaptureFormat:
     frame_bytes: int
     fps: Optional[Fraction]
     buffer_count: int
+    #: The driver's pixel format (differs from fourcc when camcore converts, S8).
+    source_fourcc: str = ""
+    #: ADJUSTED_* bits: how the applied setting differs from the request (S6, S7).
+    adjusted: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
 class CaptureStats:
-    """Counters since the last start (S22)."""
+    """Counters since the last start (S22); measured_fps from the last (up to 32)
+    frames' timestamps, 0.0 before two frames."""
     frames_delivered: int
     frames_dropped: int
     frames_corrupted: int
+    measured_fps: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """A capture setting a device can do, chosen by Manager.negotiate/format_for (S6, S7).
+
+    Pass fourcc, width, height and fps to Capturer.start(). fps is None when
+    the driver does not enumerate rates. adjusted: ADJUSTED_* bits, 0 when the
+    preference is met exactly (see .valid).
+    """
+    fourcc: str
+    fourcc_code: int
+    width: int
+    height: int
+    fps: Optional[Fraction]
+    adjusted: int
+
+    @property
+    def valid(self) -> bool:
+        """True when nothing was adjusted (the "Valid" result of S6)."""
+        return self.adjusted == 0
+
+    @property
+    def adjustments(self) -> List[str]:
+        """Names of what was adjusted: 'size', 'rate', 'format'."""
+        return [n for bit, n in ((ADJUSTED_SIZE, "size"), (ADJUSTED_RATE, "rate"),
+                                 (ADJUSTED_FORMAT, "format")) if self.adjusted & bit]
 
 
 # Pixel layouts for Frame.array: packed formats -> bytes per pixel; planar ones start
@@ -1080,7 +1198,8 @@ class Capturer:
         return CaptureFormat(
             fourcc=fourcc_str(out.fourcc), width=out.width, height=out.height,
             plane_count=out.plane_count, strides=[out.strides[i] for i in range(n)],
-            frame_bytes=out.frame_bytes, fps=_frac(out.fps), buffer_count=out.buffer_count)
+            frame_bytes=out.frame_bytes, fps=_frac(out.fps), buffer_count=out.buffer_count,
+            source_fourcc=fourcc_str(out.source_fourcc), adjusted=out.adjusted)
 
     @property
     def stats(self) -> CaptureStats:
@@ -1089,12 +1208,13 @@ class Capturer:
         out.struct_size = sizeof(camcore_capture_stats)
         _check(_lib.camcore_capturer_get_stats(self._h(), byref(out)),
                "camcore_capturer_get_stats")
-        return CaptureStats(out.frames_delivered, out.frames_dropped, out.frames_corrupted)
+        return CaptureStats(out.frames_delivered, out.frames_dropped, out.frames_corrupted,
+                            out.measured_fps)
 
     def start(self, fourcc: Union[str, int] = "YUYV", width: int = 640, height: int = 480,
               fps: Union[int, Fraction, float, Tuple[int, int], None] = 30,
               on_frame: Optional[OnFrame] = None, on_error: Optional[OnError] = None,
-              buffer_count: int = 4) -> None:
+              buffer_count: int = 4, output: Union[str, int, None] = None) -> None:
         """Sets the format and rate and starts streaming (camcore_capturer_start).
 
         Args:
@@ -1112,6 +1232,10 @@ class Capturer:
                 when streaming ends on its own (device gone, I/O error). Without
                 it the error is logged; either way it is kept in .last_error.
             buffer_count: mmap buffers to request, 2..32.
+            output: the pixel format frames are delivered in (S8): 'I420', 'NV12',
+                'YUYV', 'RGB24', 'BGR24', 'RGBA', or None / 'native' (default) for
+                the driver's buffers as they are, zero-copy. Converting happens on
+                the capture thread; .format.source_fourcc tells the driver's format.
 
         Raises InvalidArgError, StateError (already streaming), NotSupportedError
         (no such pixel format), BusyError, NoDeviceError, IOError_, NoMemoryError,
@@ -1126,6 +1250,7 @@ class Capturer:
         cfg.height = _u32("height", height)
         cfg.fps = _to_c_fraction(fps)
         cfg.buffer_count = _u32("buffer_count", buffer_count)
+        cfg.output_fourcc = _output_fourcc(output)
         thunks = self._make_thunks(on_frame, on_error)
         with self._lock:
             self._generation += 1
@@ -1198,7 +1323,8 @@ class Capturer:
 
     def capture(self, n: int, fourcc: Union[str, int] = "YUYV", width: int = 640,
                 height: int = 480, fps: Union[int, Fraction, float, None] = 30,
-                timeout: float = 10.0, buffer_count: int = 4) -> List[CapturedFrame]:
+                timeout: float = 10.0, buffer_count: int = 4,
+                output: Union[str, int, None] = None) -> List[CapturedFrame]:
         """Starts, collects n frames as copies, stops; returns them in capture order.
 
         Blocks the calling thread up to `timeout` seconds (TimeoutError_ if fewer
@@ -1224,7 +1350,7 @@ class Capturer:
             done.set()
 
         self.start(fourcc=fourcc, width=width, height=height, fps=fps, on_frame=on_frame,
-                   on_error=on_error, buffer_count=buffer_count)
+                   on_error=on_error, buffer_count=buffer_count, output=output)
         try:
             got = done.wait(timeout)
         finally:
@@ -1349,6 +1475,58 @@ class Manager:
             return result
         finally:
             _lib.camcore_format_list_free(out)
+
+    def _setting(self, out: camcore_setting) -> Setting:
+        return Setting(fourcc=fourcc_str(out.fourcc), fourcc_code=out.fourcc, width=out.width,
+                       height=out.height, fps=_frac(out.fps), adjusted=out.adjusted)
+
+    def negotiate(self, device_id: str, width: int = 1280, height: int = 720,
+                  min_fps=15, max_fps=30, output: Union[str, int, None] = None) -> Setting:
+        """The setting of a device nearest to a preference (S6, camcore_manager_negotiate).
+
+        Defaults are S6's: 1280x720 at 15–30 fps, native output. Sizes in pixels,
+        rates in fps (int, Fraction, float or (num, den)). Returns a Setting whose
+        .adjusted says what differs. Raises NoDeviceError, AccessError, IOError_,
+        NotSupportedError (the device lists no formats).
+        """
+        pref = camcore_preference()
+        _lib.camcore_preference_init(byref(pref))
+        pref.width = _u32("width", width)
+        pref.height = _u32("height", height)
+        pref.min_fps = _to_c_fraction(min_fps)
+        pref.max_fps = _to_c_fraction(max_fps)
+        pref.output_fourcc = _output_fourcc(output)
+        out = camcore_setting()
+        out.struct_size = sizeof(camcore_setting)
+        _check(_lib.camcore_manager_negotiate(self._h(), device_id.encode("utf-8"), byref(pref),
+                                              byref(out)),
+               f"camcore_manager_negotiate({device_id!r})")
+        return self._setting(out)
+
+    def format_for(self, device_id: str, width: int, height: int, fps) -> Setting:
+        """S7 format_for: the format nearest to width x height among those supporting
+        fps exactly (camcore_manager_format_for). Raises NotSupportedError when no
+        format supports fps, NoDeviceError, IOError_."""
+        out = camcore_setting()
+        out.struct_size = sizeof(camcore_setting)
+        _check(_lib.camcore_manager_format_for(self._h(), device_id.encode("utf-8"),
+                                               _u32("width", width), _u32("height", height),
+                                               _to_c_fraction(fps), byref(out)),
+               f"camcore_manager_format_for({device_id!r})")
+        return self._setting(out)
+
+    def max_frame_rate(self, device_id: str, fourcc: Union[str, int], width: int, height: int,
+                       fps) -> Optional[Fraction]:
+        """S7 max_frame_rate: fps if the format at this size supports it, else the
+        supported rate closest to it, in fps (camcore_manager_max_frame_rate).
+        Raises NotSupportedError (no such format, or rates unknown), NoDeviceError."""
+        out = camcore_fraction()
+        _check(_lib.camcore_manager_max_frame_rate(self._h(), device_id.encode("utf-8"),
+                                                   _fourcc(fourcc), _u32("width", width),
+                                                   _u32("height", height), _to_c_fraction(fps),
+                                                   byref(out)),
+               f"camcore_manager_max_frame_rate({device_id!r})")
+        return _frac(out)
 
     def open(self, device_id: str) -> Capturer:
         """Opens a device (camcore_capturer_open); nothing streams yet.

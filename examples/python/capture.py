@@ -86,7 +86,8 @@ def to_rgb(fourcc: str, width: int, height: int, planes, strides) -> np.ndarray:
     if fourcc == "RGB3":
         return np.ascontiguousarray(_rows(planes[0], h, w * 3, strides[0]).reshape(h, w, 3))
     if fourcc == "BGR3":
-        return np.ascontiguousarray(_rows(planes[0], h, w * 3, strides[0]).reshape(h, w, 3)[..., ::-1])
+        bgr = _rows(planes[0], h, w * 3, strides[0]).reshape(h, w, 3)
+        return np.ascontiguousarray(bgr[..., ::-1])
     if fourcc == "GREY":
         g = _rows(planes[0], h, w, strides[0])
         return np.repeat(g[:, :, None], 3, axis=2)
@@ -124,6 +125,7 @@ def say(text: str) -> None:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
+    """Command line: --frames, --device, --size WxH, --fps, --format, --snapshot."""
     p = argparse.ArgumentParser(description="Capture frames with camcore and save a PNG snapshot.")
     p.add_argument("--frames", type=int, default=30, metavar="N", help="frames to capture (30)")
     p.add_argument("--device", metavar="ID", help="device id (default: the first camera)")
@@ -148,6 +150,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def choose_format(m: camcore.Manager, device_id: str) -> str:
+    """The first format in CONVERTIBLE the device offers, else its first format."""
     offered = [f.fourcc for f in m.formats(device_id)]
     for fcc in CONVERTIBLE:
         if fcc in offered:
@@ -158,6 +161,7 @@ def choose_format(m: camcore.Manager, device_id: str) -> str:
 
 
 def main(argv=None) -> int:
+    """The main job; returns the exit status (0 ok, 1 too few frames, 2 bad device)."""
     args = parse_args(argv)
     print(f"camcore {camcore.version()} ({camcore.library_path})")
     # Asking for the synthetic camera lists it after the real cameras.

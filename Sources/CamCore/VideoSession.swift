@@ -1,0 +1,554 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Receives frames: the transmission sink or a preview (SPEC S14, S15).
+/// Runs on the capture thread of the camera in use (or, for a custom
+/// source, on the thread that pushed the frame); the frame is borrowed
+/// for the call.
+public typealias FrameSink = (Frame) -> Void
+
+/// What a capture hook does with a frame (S20).
+public enum HookResult {
+    /// Hand the frame on unchanged.
+    case pass
+    /// Drop it: neither transmission nor previews see it.
+    case drop
+    /// Hand this frame on instead (the app's memory, valid during the call).
+    case replace(Frame)
+}
+
+/// Events of a session, delivered on its camera queue (S24).
+public enum SessionEvent {
+    case connected(DeviceInfo)
+    case disconnected(DeviceInfo)
+    /// The device in use changed; the format it captures (or will capture).
+    case selected(DeviceInfo, CaptureFormat)
+    /// Capture stopped on its own (the device vanished, a driver error).
+    case captureFailed(DeviceInfo, CamError)
+}
+
+/// The camera switch of a video call (SPEC S9–S21): owns the selected
+/// device, the preferred setting, the transmission state and the previews,
+/// and keeps the camera on exactly when video is transmitted or at least
+/// one preview is active. Off means streaming stopped and the device's fd
+/// closed.
+///
+/// Every operation runs on the session's own camera queue, in order
+/// (S16). Calls are safe from any thread: from other threads they wait
+/// until the operation took effect; on the camera queue (inside an event
+/// callback) they run at once; from inside a frame callback of this
+/// session they are queued and take effect right after (they return
+/// without error then).
+public final class VideoSession: @unchecked Sendable {
+    /// The transmission's state when it starts (S10).
+    public enum InitialVideoState: Sendable { case resume, pause }
+
+    /// A snapshot of the session (S9's inputs and output).
+    public struct State: Sendable, Equatable {
+        /// The camera device is open and streaming.
+        public var cameraOn = false
+        /// A transmission exists (started and not ended).
+        public var transmitting = false
+        public var paused = false
+        public var held = false
+        /// Responder preparation: the call is not fully connected (S13).
+        public var preparing = false
+        public var hardMuted = false
+        public var previewCount = 0
+        /// A custom video source feeds transmission (S21).
+        public var customSource = false
+        /// The app stopped the capturer (S17 stop) and has not restarted it.
+        public var stoppedByApp = false
+        public var device: DeviceInfo?
+        /// The format in use while the camera is on.
+        public var format: CaptureFormat?
+
+        /// Transmission needs the camera: transmitting and not paused,
+        /// held or hard-muted, and fed by the camera (no custom source).
+        public var transmissionNeedsCamera: Bool {
+            transmitting && !paused && !held && !hardMuted && !customSource
+        }
+        /// S9: on iff transmission needs the camera or a preview is active
+        /// (and the app has not stopped the capturer, and a device exists).
+        public var wantsCamera: Bool {
+            (transmissionNeedsCamera || previewCount > 0) && !stoppedByApp && device != nil
+        }
+        /// Frames reach the transmission sink: after preparation, while
+        /// transmitting and not paused, held or muted.
+        var transmitsFrames: Bool { transmitting && !paused && !held && !hardMuted && !preparing }
+    }
+
+    private struct Routing {
+        var sink: FrameSink?
+        var transmitCamera = false
+        var transmitCustom = false
+        var previews: [(id: UInt32, sink: FrameSink)] = []
+        var hook: ((Frame) -> HookResult)?
+    }
+
+    public let manager: Manager
+    private let queue: CameraQueue
+    // Touched only on the camera queue.
+    private var state = State()
+    private var preference: CapturePreference
+    private var explicitRequest: CaptureRequest?
+    private var capturer: Capturer?
+    private var previewSinks: [UInt32: FrameSink] = [:]
+    private var nextPreviewID: UInt32 = 1
+    private var eventHandler: ((SessionEvent) -> Void)?
+    private var closed = false
+    // Read from other threads.
+    private let routing = Mutex(Routing())
+    private let published = Mutex(State())
+
+    /// A session on `deviceID` (nil: the first device the manager lists).
+    /// Errors: noDevice (no such device, or no device at all when nil is
+    /// given and the list is empty is not an error: the session has no
+    /// device until one is selected), and thread creation failures.
+    public init(manager: Manager, deviceID: String? = nil,
+                preference: CapturePreference = CapturePreference()) throws(CamError) {
+        self.manager = manager
+        self.preference = preference
+        queue = try CameraQueue()
+        if let deviceID {
+            state.device = try manager.device(id: deviceID)
+        } else {
+            state.device = manager.devices().first
+        }
+        publish()
+    }
+
+    deinit { close() }
+
+    /// Turns the camera off, drops every sink and ends the camera queue.
+    /// Afterwards no callback of this session runs. Idempotent.
+    public func close() {
+        if isDelivering { return }
+        _ = queue.sync { [self] () -> CamError? in
+            guard !closed else { return nil }
+            closed = true
+            turnOff()
+            eventHandler = nil
+            routing.withLock { $0 = Routing() }
+            previewSinks = [:]
+            state.previewCount = 0
+            state.transmitting = false
+            publish()
+            return nil
+        }
+        queue.shutdown()
+    }
+
+    // MARK: Queries
+
+    /// The current state (safe from any thread, also from callbacks).
+    public var currentState: State { published.withLock { $0 } }
+
+    /// The preferred setting used when the camera turns on (S6).
+    public var preferredSetting: CapturePreference {
+        get { published.withLock { _ in preference } }
+    }
+
+    // MARK: Running operations
+
+    /// The thread-local mark of "inside this session's frame delivery".
+    private static let deliveringKey: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+    private var isDelivering: Bool {
+        pthread_getspecific(Self.deliveringKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Runs `body` on the camera queue and returns its error: waits from
+    /// other threads, inline on the queue, deferred inside a frame callback.
+    private func run(_ body: @escaping () -> CamError?) -> CamError? {
+        if isDelivering {
+            queue.async { [self] in if !closed { _ = body() } }
+            return nil
+        }
+        return queue.sync { [self] in closed ? .state("the session is closed") : body() }
+    }
+
+    /// Runs `body` on the camera queue later; `completion` (if any) is then
+    /// called once on the queue with its result (S16).
+    private func submit(_ body: @escaping () -> CamError?, _ completion: ((CamError?) -> Void)?) {
+        queue.async { [self] in
+            let r = closed ? CamError.state("the session is closed") : body()
+            completion?(r)
+        }
+    }
+
+    private func publish() {
+        let s = state
+        published.withLock { $0 = s }
+    }
+
+    private func updateRouting() {
+        let s = state
+        routing.withLock { r in
+            r.transmitCamera = s.transmitsFrames && !s.customSource
+            r.transmitCustom = s.transmitsFrames && s.customSource
+            r.previews = previewSinks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// S9: make the camera's on/off match the state. Returns the error of
+    /// turning it on, if that failed (the state is kept: a later change retries).
+    @discardableResult
+    private func applySwitch() -> CamError? {
+        updateRouting()
+        var error: CamError?
+        if state.wantsCamera && capturer == nil {
+            error = turnOn()
+        } else if !state.wantsCamera && capturer != nil {
+            turnOff()
+        }
+        state.cameraOn = capturer != nil
+        publish()
+        return error
+    }
+
+    /// The request used when the camera turns on: the app's explicit
+    /// setting, else the preference negotiated on the device (S6).
+    private func request(for device: DeviceInfo) throws(CamError) -> CaptureRequest {
+        if var r = explicitRequest {
+            r.output = preference.output
+            return r
+        }
+        let n = try manager.negotiate(deviceID: device.id, preference: preference)
+        return CaptureRequest(fourcc: n.fourcc, width: n.width, height: n.height, frameRate: n.rate,
+                              output: preference.output)
+    }
+
+    private func turnOn() -> CamError? {
+        guard let device = state.device else { return .noDevice("no camera is selected") }
+        do throws(CamError) {
+            let req = try request(for: device)
+            let cap = try manager.open(deviceID: device.id)
+            try cap.start(req, onFrame: { [unowned self] f in deliver(f) }, onError: { [weak self] e in
+                guard let self else { return }
+                queue.async { self.captureFailed(device, e) }
+            })
+            capturer = cap
+            state.format = cap.format
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private func turnOff() {
+        if let c = capturer {
+            try? c.close()
+            capturer = nil
+        }
+        state.format = nil
+    }
+
+    private func captureFailed(_ device: DeviceInfo, _ error: CamError) {
+        guard !closed, capturer != nil, state.device?.id == device.id else { return }
+        turnOff()
+        state.cameraOn = false
+        publish()
+        eventHandler?(.captureFailed(device, error))
+    }
+
+    /// The capture thread's fan-out: hook, transmission, previews (S14, S20).
+    private func deliver(_ frame: Frame) {
+        pthread_setspecific(Self.deliveringKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.deliveringKey, nil) }
+        routing.withLock { r in
+            var f = frame
+            if let hook = r.hook {
+                switch hook(f) {
+                case .drop: return
+                case .pass: break
+                case .replace(let g): f = g
+                }
+            }
+            if r.transmitCamera, let sink = r.sink { sink(f) }
+            for p in r.previews { p.sink(f) }
+        }
+    }
+
+    // MARK: Transmission (S10–S13, S15)
+
+    /// Starts transmission in `initial` state (S10); `preparing` starts in
+    /// responder preparation (S13). Errors: state (already transmitting),
+    /// and the camera's errors when it must turn on.
+    public func startTransmission(_ initial: InitialVideoState = .resume, preparing: Bool = false) throws(CamError) {
+        if let e = run({ [self] in
+            if state.transmitting { return .state("transmission has already started") }
+            state.transmitting = true
+            state.paused = initial == .pause
+            state.held = false
+            state.hardMuted = false
+            state.preparing = preparing
+            return applySwitch()
+        }) { throw e }
+    }
+
+    /// Ends responder preparation: frames now reach the transmission sink (S13).
+    public func endPreparation() throws(CamError) {
+        try change { s in s.preparing = false }
+    }
+
+    /// S12: stops transmitting video; the camera turns off unless a preview is active.
+    public func pauseVideo() throws(CamError) { try change { $0.paused = true } }
+    /// S12: transmits video again; the camera turns back on.
+    public func resumeVideo() throws(CamError) { try change { $0.paused = false } }
+    /// S11: holds the call: no transmission, camera off unless a preview is active.
+    public func hold() throws(CamError) { try change { $0.held = true } }
+    /// S11: unholds: transmission (and the camera) back as before the hold.
+    public func unhold() throws(CamError) { try change { $0.held = false } }
+    /// S15: hard mute turns the transmission's camera off, keeping the
+    /// other transmission state; unmute restores it.
+    public func setHardMute(_ muted: Bool) throws(CamError) { try change { $0.hardMuted = muted } }
+
+    /// Ends transmission (the call ended): camera off unless previewing.
+    public func endTransmission() throws(CamError) {
+        if let e = run({ [self] in
+            state.transmitting = false
+            state.paused = false; state.held = false; state.preparing = false; state.hardMuted = false
+            return applySwitch()
+        }) { throw e }
+    }
+
+    /// A transmission state change; state error when no transmission exists.
+    private func change(_ mutate: @escaping (inout State) -> Void) throws(CamError) {
+        if let e = run({ [self] in
+            guard state.transmitting else { return .state("no transmission: start it first") }
+            mutate(&state)
+            return applySwitch()
+        }) { throw e }
+    }
+
+    /// S15: where transmitted frames go; nil keeps the camera as S9 says
+    /// and drops the frames. After it returns, the old sink gets no frame.
+    public func setTransmissionSink(_ sink: FrameSink?) {
+        _ = run { [self] in
+            routing.withLock { $0.sink = sink }
+            return nil
+        }
+    }
+
+    // MARK: Previews (S14)
+
+    /// Adds a preview receiver; the camera turns on if it was off.
+    /// Returns its id. On a camera error the preview stays registered
+    /// (the error is thrown; a later change retries).
+    @discardableResult
+    public func addPreview(_ sink: @escaping FrameSink) throws(CamError) -> UInt32 {
+        var id: UInt32 = 0
+        let box = IDBox()
+        let e = run { [self] in
+            let n = nextPreviewID
+            nextPreviewID &+= 1
+            previewSinks[n] = sink
+            state.previewCount = previewSinks.count
+            box.id = n
+            return applySwitch()
+        }
+        id = box.id
+        if let e { throw e }
+        return id
+    }
+
+    /// Removes a preview; after it returns that receiver gets no frame.
+    /// The camera turns off if nothing else needs it. Errors: invalidArgument (unknown id).
+    public func removePreview(_ id: UInt32) throws(CamError) {
+        if let e = run({ [self] in
+            guard previewSinks.removeValue(forKey: id) != nil else {
+                return .invalidArgument("no preview with id \(id)")
+            }
+            state.previewCount = previewSinks.count
+            return applySwitch()
+        }) { throw e }
+    }
+
+    // MARK: Capture hook and custom source (S20, S21)
+
+    /// Sets (or clears) the capture hook, called for each camera frame
+    /// before transmission and previews, on the capture thread.
+    public func setCaptureHook(_ hook: ((Frame) -> HookResult)?) {
+        _ = run { [self] in
+            routing.withLock { $0.hook = hook }
+            return nil
+        }
+    }
+
+    /// Turns the custom video source on or off (S21): while on,
+    /// transmission takes frames from `pushFrame` instead of the camera,
+    /// and the camera runs only for previews.
+    public func setCustomSource(_ active: Bool) throws(CamError) {
+        if let e = run({ [self] in
+            state.customSource = active
+            return applySwitch()
+        }) { throw e }
+    }
+
+    /// Pushes an app frame into transmission (S21). Delivered to the
+    /// transmission sink on the calling thread when transmission takes
+    /// frames. Errors: state (no custom source active).
+    public func pushFrame(_ frame: Frame) throws(CamError) {
+        let delivered: Bool = routing.withLock { r in
+            guard r.transmitCustom || published.withLock({ $0.customSource }) else { return false }
+            if r.transmitCustom, let sink = r.sink { sink(frame) }
+            return true
+        }
+        if !delivered { throw .state("no custom video source is active") }
+    }
+
+    // MARK: Capturer operations (S17–S19)
+
+    /// S17 start: capture with this setting whenever S9 says on (clears a
+    /// previous stop). `completion` runs on the camera queue once it took effect.
+    public func start(_ request: CaptureRequest, completion: ((CamError?) -> Void)? = nil) {
+        submit({ [self] in
+            do throws(CamError) { try request.validate() } catch { return error }
+            explicitRequest = request
+            state.stoppedByApp = false
+            turnOff()
+            return applySwitch()
+        }, completion)
+    }
+
+    /// S17 stop: the camera turns off until start or restart.
+    public func stop(completion: ((CamError?) -> Void)? = nil) {
+        submit({ [self] in
+            state.stoppedByApp = true
+            return applySwitch()
+        }, completion)
+    }
+
+    /// S17 restart: on again with the same settings as before the stop.
+    public func restart(completion: ((CamError?) -> Void)? = nil) {
+        submit({ [self] in
+            state.stoppedByApp = false
+            return applySwitch()
+        }, completion)
+    }
+
+    /// S17 change: new settings; restarts the camera if it is on.
+    public func change(_ request: CaptureRequest, completion: ((CamError?) -> Void)? = nil) {
+        submit({ [self] in
+            do throws(CamError) { try request.validate() } catch { return error }
+            explicitRequest = request
+            if capturer != nil { turnOff() }
+            return applySwitch()
+        }, completion)
+    }
+
+    /// S18 select: switch to another device keeping the preferred setting
+    /// (its nearest format on the new device); emits `selected`.
+    /// Errors: customSourceActive, noDevice, and the camera's errors.
+    public func select(deviceID: String, completion: ((CamError?) -> Void)? = nil) {
+        submit({ [self] in
+            if state.customSource {
+                return .customSourceActive("a custom video source feeds transmission; turn it off before selecting a camera")
+            }
+            do throws(CamError) {
+                let d = try manager.device(id: deviceID)
+                return switchTo(d, keeping: nil)
+            } catch { return error }
+        }, completion)
+    }
+
+    /// S19 flip: the camera facing the other way (front <-> back), or with
+    /// no positions known the next camera, at the format and rate nearest
+    /// to the current ones. Errors: customSourceActive, noDevice (no other camera).
+    public func flip(completion: ((CamError?) -> Void)? = nil) {
+        submit({ [self] in
+            if state.customSource {
+                return .customSourceActive("a custom video source feeds transmission; turn it off before flipping")
+            }
+            let all = manager.devices()
+            let current = state.device
+            let others = all.filter { $0.id != current?.id }
+            guard !others.isEmpty else { return .noDevice("there is no other camera to flip to") }
+            var target: DeviceInfo?
+            if let pos = current?.position, pos == .front || pos == .back {
+                let want: CameraPosition = pos == .front ? .back : .front
+                target = others.first { $0.position == want }
+            }
+            if target == nil {
+                // No opposite position known: the next camera in list order.
+                let i = all.firstIndex { $0.id == current?.id } ?? -1
+                target = all[(i + 1) % all.count].id == current?.id ? others.first : all[(i + 1) % all.count]
+            }
+            return switchTo(target!, keeping: state.format ?? explicitRequest.map {
+                CaptureFormat(fourcc: $0.fourcc, width: $0.width, height: $0.height, strides: [],
+                              frameBytes: 0, frameRate: $0.frameRate, bufferCount: $0.bufferCount)
+            })
+        }, completion)
+    }
+
+    /// Moves to `device`. With `keeping`, the new setting is the nearest to
+    /// that format (flip); else the preference (select). Emits `selected`.
+    private func switchTo(_ device: DeviceInfo, keeping current: CaptureFormat?) -> CamError? {
+        let wasOn = capturer != nil
+        turnOff()
+        state.device = device
+        var pref = preference
+        if let c = current {
+            pref.width = c.width
+            pref.height = c.height
+            if let r = c.frameRate { pref.minRate = r; pref.maxRate = r }
+        } else if let r = explicitRequest {
+            pref.width = r.width
+            pref.height = r.height
+            if let rate = r.frameRate { pref.minRate = rate; pref.maxRate = rate }
+        }
+        var chosen: NegotiatedFormat
+        do throws(CamError) {
+            chosen = try manager.negotiate(deviceID: device.id, preference: pref)
+        } catch {
+            state.cameraOn = false
+            publish()
+            return error
+        }
+        if explicitRequest != nil || current != nil {
+            explicitRequest = CaptureRequest(fourcc: chosen.fourcc, width: chosen.width, height: chosen.height,
+                                             frameRate: chosen.rate, output: preference.output)
+        }
+        let error = applySwitch()
+        _ = wasOn
+        let fmt = state.format ?? CaptureFormat(
+            fourcc: preference.output ?? chosen.fourcc, width: chosen.width, height: chosen.height, strides: [],
+            frameBytes: 0, frameRate: chosen.rate, bufferCount: 0, sourceFourCC: chosen.fourcc,
+            adjustments: chosen.adjustments)
+        eventHandler?(.selected(device, fmt))
+        return error
+    }
+
+    /// Sets the preferred setting used from the next time the camera turns
+    /// on (and now, if it is on with the preference).
+    public func setPreference(_ p: CapturePreference, completion: ((CamError?) -> Void)? = nil) {
+        submit({ [self] in
+            preference = p
+            if capturer != nil && explicitRequest == nil { turnOff() }
+            return applySwitch()
+        }, completion)
+    }
+
+    /// Sets the event handler (S24), called on the camera queue. nil removes it.
+    public func setEventHandler(_ handler: ((SessionEvent) -> Void)?) {
+        _ = run { [self] in
+            eventHandler = handler
+            return nil
+        }
+    }
+
+    /// Waits until every operation queued so far has run (for tests and
+    /// for apps that queued operations without completions).
+    public func flush() {
+        if isDelivering || queue.isCurrent { return }
+        _ = queue.sync { () -> Int in 0 }
+    }
+}
+
+private final class IDBox: @unchecked Sendable { var id: UInt32 = 0 }
