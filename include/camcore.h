@@ -799,6 +799,580 @@ int camcore_capturer_fd(const camcore_capturer *capturer);
  */
 const char *camcore_capturer_device_id(const camcore_capturer *capturer);
 
+/* ------------------------------------------------------------------ */
+/* Video session: the camera switch (S9–S21)                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A session is what a video call needs of the camera: it owns the selected
+ * device, the preferred setting, the transmission state and the previews,
+ * and keeps the camera ON (open and streaming) exactly when video is being
+ * transmitted or at least one preview is active (S9); OFF means streaming
+ * stopped and the device's fd closed, so the camera's LED goes out.
+ *
+ *     transmission:  start_transmission(RESUME | PAUSE, preparing)
+ *                    pause_video / resume_video      (S12)
+ *                    hold / unhold                   (S11; unhold restores the
+ *                                                      state before the hold)
+ *                    end_preparation                 (S13)
+ *                    set_hard_mute(1 / 0)            (S15)
+ *                    end_transmission
+ *     camera on  <=> (transmitting and not paused, held or hard-muted and no
+ *                     custom source) or previews >= 1, unless the app called
+ *                     camcore_session_stop()
+ *
+ * Threads: every session operation runs on the session's own camera queue,
+ * in call order (S16). The state calls (transmission, previews, sinks,
+ * hook, custom source) wait until the change took effect and return its
+ * status; called from inside one of the session's frame callbacks they are
+ * queued instead, take effect right after the callback returns, and return
+ * CAMCORE_OK. The capturer operations (start, stop, restart, change,
+ * select, flip) return at once and call their completion exactly once, on
+ * the camera queue, after the operation took effect. Device callbacks run
+ * on the camera queue; frame callbacks on the capture thread (or, for a
+ * custom source, on the thread that pushes the frame). After a sink or
+ * preview is replaced or removed, or the session freed, that callback is
+ * not called again.
+ */
+
+/** A video session. Opaque. */
+typedef struct camcore_session camcore_session;
+
+/** Session settings. Fill with camcore_session_config_init(). */
+typedef struct camcore_session_config {
+    /** sizeof(camcore_session_config). */
+    uint32_t struct_size;
+    /** The device to use (copied), or NULL for the first listed device. */
+    const char *device_id;
+    /** The preferred setting (S6); camcore_preference_init()'s by default. */
+    camcore_preference preference;
+} camcore_session_config;
+
+/**
+ * Fills a session config: first device, 1280x720 at 15–30 fps, native output.
+ *
+ * \param config the struct; NULL is ignored.
+ */
+void camcore_session_config_init(camcore_session_config *config);
+
+/**
+ * Creates a session. The camera stays off until something needs it.
+ *
+ * \param manager the manager whose devices the session uses; it must
+ *                outlive the session.
+ * \param config  settings, or NULL for camcore_session_config_init()'s.
+ * \param out     receives the session, or NULL on failure; free with
+ *                camcore_session_free().
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE (unknown
+ *          device_id; with NULL and no camera the session starts without a
+ *          device and turning the camera on gives CAMCORE_E_NO_DEVICE),
+ *          CAMCORE_E_NO_MEMORY.
+ * \threadsafety Safe from any thread.
+ */
+int camcore_session_new(camcore_manager *manager, const camcore_session_config *config,
+                        camcore_session **out);
+
+/**
+ * Turns the camera off and frees the session. When it returns no callback
+ * of the session runs again.
+ *
+ * \param session the session; NULL is ignored. Called from inside one of
+ *                the session's own callbacks it does nothing and sets
+ *                CAMCORE_E_WOULD_DEADLOCK as the thread's last error.
+ * \threadsafety Safe from any thread.
+ */
+void camcore_session_free(camcore_session *session);
+
+/** Initial video state of a transmission (S10). */
+#define CAMCORE_VIDEO_RESUME 0 /**< Video starts active: the camera turns on at once. */
+#define CAMCORE_VIDEO_PAUSE  1 /**< Video starts paused: the camera stays off until resume. */
+
+/**
+ * Starts transmission (S10, S13).
+ *
+ * \param session       the session.
+ * \param initial_state CAMCORE_VIDEO_RESUME or CAMCORE_VIDEO_PAUSE.
+ * \param preparing     non-zero: responder preparation (S13): the camera may
+ *                      run but no frame reaches the transmission sink until
+ *                      camcore_session_end_preparation().
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (already
+ *          transmitting), or the camera's error when it had to turn on
+ *          (CAMCORE_E_BUSY, _NO_DEVICE, ...; the state is kept and the
+ *          next change retries).
+ * \threadsafety Safe from any thread.
+ */
+int camcore_session_start_transmission(camcore_session *session, int initial_state, int preparing);
+
+/**
+ * Ends responder preparation: frames reach the transmission sink from now (S13).
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
+ */
+int camcore_session_end_preparation(camcore_session *session);
+
+/**
+ * Stops transmitting video; the camera turns off unless a preview is active (S12).
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
+ */
+int camcore_session_pause_video(camcore_session *session);
+
+/**
+ * Transmits video again; the camera turns back on (S12).
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
+ */
+int camcore_session_resume_video(camcore_session *session);
+
+/**
+ * Holds the call: no transmission; camera off unless a preview is active (S11).
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
+ */
+int camcore_session_hold(camcore_session *session);
+
+/**
+ * Unholds: transmission and camera as before the hold (a paused video stays paused) (S11).
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
+ */
+int camcore_session_unhold(camcore_session *session);
+
+/**
+ * Hard mute (S15): non-zero turns the transmission's camera off, keeping
+ * the other transmission state (previews keep it on); 0 restores it.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
+ */
+int camcore_session_set_hard_mute(camcore_session *session, int muted);
+
+/**
+ * Ends transmission; the camera turns off unless a preview is active.
+ * Ending when not transmitting is OK.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
+ */
+int camcore_session_end_transmission(camcore_session *session);
+
+/**
+ * Sets where transmitted frames go (S15). NULL (or a NULL on_frame) keeps
+ * the camera as S9 says and drops the frames. After it returns the old
+ * sink is not called again. on_error is not used here.
+ *
+ * \param callbacks copied; frames arrive on the capture thread.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size).
+ */
+int camcore_session_set_transmission_sink(camcore_session *session,
+                                          const camcore_frame_callbacks *callbacks);
+
+/**
+ * Adds a preview receiver (S14): it gets every camera frame (after the
+ * capture hook) on the capture thread; the camera turns on if it was off.
+ *
+ * \param callbacks copied; on_frame receives the frames.
+ * \param preview_id receives an id for camcore_session_remove_preview().
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, or the camera's error (the
+ *          preview stays added and *preview_id is set).
+ */
+int camcore_session_add_preview(camcore_session *session, const camcore_frame_callbacks *callbacks,
+                                uint32_t *preview_id);
+
+/**
+ * Removes a preview: after it returns its callbacks are not called again;
+ * the camera turns off if nothing else needs it.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (unknown id).
+ */
+int camcore_session_remove_preview(camcore_session *session, uint32_t preview_id);
+
+/** A snapshot of a session's state. */
+typedef struct camcore_session_state {
+    /** sizeof(camcore_session_state). */
+    uint32_t struct_size;
+    /** The camera is open and streaming (S9). */
+    int32_t camera_on;
+    int32_t transmitting, paused, held, preparing, hard_muted;
+    /** A custom video source feeds transmission (S21). */
+    int32_t custom_source;
+    /** camcore_session_stop() holds the camera off. */
+    int32_t stopped_by_app;
+    uint32_t preview_count;
+    /** The selected device's id, "" when none; NUL-terminated. */
+    char device_id[256];
+    /** While on: the format in use (as camcore_capturer_get_format()); else zeros. */
+    camcore_capture_format format;
+} camcore_session_state;
+
+/**
+ * Reads the session's state; safe from callbacks.
+ *
+ * \param out filled; set out->struct_size and out->format.struct_size first.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
+ */
+int camcore_session_get_state(camcore_session *session, camcore_session_state *out);
+
+/** Called once when a capturer operation has taken effect, on the camera queue. */
+typedef void (*camcore_completion_fn)(void *user_data, int status);
+
+/**
+ * S17 start: capture with this setting whenever S9 says on (it clears a
+ * camcore_session_stop()). The output format stays the preference's.
+ *
+ * \param config     fourcc, size, fps and buffer count (output_fourcc is ignored).
+ * \param completion called once with the status (NULL: none).
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct).
+ */
+int camcore_session_start(camcore_session *session, const camcore_capture_config *config,
+                          camcore_completion_fn completion, void *user_data);
+
+/** S17 stop: the camera turns off and stays off until start or restart. Returns as camcore_session_start(). */
+int camcore_session_stop(camcore_session *session, camcore_completion_fn completion, void *user_data);
+
+/** S17 restart: the camera back on (if S9 says so) with the same settings as before the stop. */
+int camcore_session_restart(camcore_session *session, camcore_completion_fn completion, void *user_data);
+
+/** S17 change: new settings; the camera restarts with them if it is on. */
+int camcore_session_change(camcore_session *session, const camcore_capture_config *config,
+                           camcore_completion_fn completion, void *user_data);
+
+/**
+ * S18 select: switches to another device, keeping the preferred setting
+ * (its nearest format on the new device); on_selected reports the format.
+ * The completion gets CAMCORE_E_CUSTOM_SOURCE_ACTIVE while a custom
+ * source feeds transmission, CAMCORE_E_NO_DEVICE for an unknown id.
+ */
+int camcore_session_select(camcore_session *session, const char *device_id,
+                           camcore_completion_fn completion, void *user_data);
+
+/**
+ * S19 flip: switches to the camera facing the other way (front <-> back),
+ * or with no positions known the next camera, at the format and rate
+ * nearest to the current ones. Completion errors: CAMCORE_E_NO_DEVICE (no
+ * other camera), CAMCORE_E_CUSTOM_SOURCE_ACTIVE.
+ */
+int camcore_session_flip(camcore_session *session, camcore_completion_fn completion, void *user_data);
+
+/**
+ * Sets the preferred setting (S6) used when the camera turns on; applied
+ * now if the camera is on with the preference (not after an explicit start).
+ */
+int camcore_session_set_preference(camcore_session *session, const camcore_preference *preference,
+                                   camcore_completion_fn completion, void *user_data);
+
+/** Capture hook results (S20). */
+#define CAMCORE_HOOK_PASS    0 /**< Hand the frame on unchanged. */
+#define CAMCORE_HOOK_DROP    1 /**< Drop it: transmission and previews do not see it. */
+#define CAMCORE_HOOK_REPLACE 2 /**< Hand on *replacement instead. */
+
+/** A capture hook (S20). Copied at camcore_session_set_capture_hook(). */
+typedef struct camcore_capture_hook {
+    /** sizeof(camcore_capture_hook). */
+    uint32_t struct_size;
+    void *user_data;
+    /**
+     * Called for each camera frame before transmission and previews, on
+     * the capture thread. To replace the frame, fill *replacement (its
+     * planes point at memory of yours that stays valid until the hook is
+     * next called or removed) and return CAMCORE_HOOK_REPLACE.
+     */
+    int (*on_capture)(void *user_data, const camcore_frame *frame, camcore_frame *replacement);
+} camcore_capture_hook;
+
+/**
+ * Sets the capture hook, or removes it with NULL. After it returns the old
+ * hook is not called again.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
+ */
+int camcore_session_set_capture_hook(camcore_session *session, const camcore_capture_hook *hook);
+
+/**
+ * Turns the custom video source on or off (S21). While on, transmission
+ * takes the frames the app pushes instead of the camera's; the camera runs
+ * only for previews; select and flip fail with CAMCORE_E_CUSTOM_SOURCE_ACTIVE.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, or the camera's error.
+ */
+int camcore_session_set_custom_source(camcore_session *session, int active);
+
+/**
+ * Pushes an app frame into transmission (S21): delivered to the
+ * transmission sink on the calling thread when transmission takes frames
+ * (otherwise dropped). The frame's memory is only read during the call.
+ *
+ * \param frame fourcc, width, height, plane_count (1–3) and planes set.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad frame), CAMCORE_E_STATE
+ *          (no custom source active).
+ */
+int camcore_session_push_frame(camcore_session *session, const camcore_frame *frame);
+
+/**
+ * Device events (S24), on the camera queue. Every pointer may be NULL.
+ * The device and format passed are valid during the call.
+ */
+typedef struct camcore_device_callbacks {
+    /** sizeof(camcore_device_callbacks). */
+    uint32_t struct_size;
+    void *user_data;
+    /** A capture device appeared. */
+    void (*on_connected)(void *user_data, const camcore_device_info *device);
+    /** A capture device went away. */
+    void (*on_disconnected)(void *user_data, const camcore_device_info *device);
+    /** The device in use changed; format is the one it captures (or will). */
+    void (*on_selected)(void *user_data, const camcore_device_info *device,
+                        const camcore_capture_format *format);
+    /** Capture stopped on its own (the device vanished, a driver error). */
+    void (*on_error)(void *user_data, const camcore_device_info *device, int status,
+                     const char *message);
+} camcore_device_callbacks;
+
+/**
+ * Sets the device callbacks, or removes them with NULL.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
+ */
+int camcore_session_set_device_callbacks(camcore_session *session,
+                                         const camcore_device_callbacks *callbacks);
+
+/* ------------------------------------------------------------------ */
+/* Controls (S27, S28)                                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Controls (brightness, gain, focus, ...) belong to an open capturer and
+ * work on its file descriptor (S28), streaming or not. They are listed with
+ * VIDIOC_QUERY_EXT_CTRL, read and written with VIDIOC_G/S_EXT_CTRLS, and
+ * their changes are reported with V4L2_EVENT_CTRL. Ids are V4L2 control ids
+ * (V4L2_CID_*): the common camera controls have CAMCORE_CID_* names below,
+ * any other id works as a number. The synthetic camera has no controls.
+ *
+ * Control gotchas:
+ * - An "auto" control rules its manual partner: while CAMCORE_CID_AUTOGAIN
+ *   is 1, CAMCORE_CID_GAIN is INACTIVE (and often VOLATILE: its value moves
+ *   by itself); setting it fails with CAMCORE_E_STATE until auto is off.
+ *   The same holds for exposure, white balance and focus.
+ * - V4L2 drivers silently clamp an out-of-range value; camcore refuses it
+ *   instead, with the valid range in camcore_last_error_message().
+ * - Menus may skip indices: use the items listed, not minimum..maximum.
+ */
+
+/** Control types; values equal V4L2's V4L2_CTRL_TYPE_*. */
+typedef enum camcore_control_type {
+    /** 32-bit integer in minimum..maximum, a multiple of step above minimum. */
+    CAMCORE_CONTROL_TYPE_INTEGER = 1,
+    /** 0 or 1. */
+    CAMCORE_CONTROL_TYPE_BOOLEAN = 2,
+    /** An item index; the items are in camcore_control_info.menu. */
+    CAMCORE_CONTROL_TYPE_MENU = 3,
+    /** An action: setting any value performs it; it has no value. */
+    CAMCORE_CONTROL_TYPE_BUTTON = 4,
+    /** 64-bit integer in minimum..maximum. */
+    CAMCORE_CONTROL_TYPE_INTEGER64 = 5,
+    /** A string; listed (minimum/maximum are lengths) but not read or set by camcore. */
+    CAMCORE_CONTROL_TYPE_STRING = 7,
+    /** 32 bits, unsigned; only the bits set in maximum may be set. */
+    CAMCORE_CONTROL_TYPE_BITMASK = 8,
+    /** An item index; each item stands for a 64-bit number (menu[i].value). */
+    CAMCORE_CONTROL_TYPE_INTEGER_MENU = 9
+} camcore_control_type;
+
+/** Control flags; values equal V4L2's V4L2_CTRL_FLAG_*. */
+#define CAMCORE_CONTROL_FLAG_DISABLED         0x0001u /**< Never listed by camcore. */
+#define CAMCORE_CONTROL_FLAG_GRABBED          0x0002u /**< Locked while streaming; setting gives CAMCORE_E_STATE. */
+#define CAMCORE_CONTROL_FLAG_READ_ONLY        0x0004u /**< Setting gives CAMCORE_E_NOT_SUPPORTED. */
+#define CAMCORE_CONTROL_FLAG_UPDATE           0x0008u /**< Changing it may change other controls. */
+#define CAMCORE_CONTROL_FLAG_INACTIVE         0x0010u /**< Another control rules it now; setting gives CAMCORE_E_STATE. */
+#define CAMCORE_CONTROL_FLAG_SLIDER           0x0020u /**< Best shown as a slider. */
+#define CAMCORE_CONTROL_FLAG_WRITE_ONLY       0x0040u /**< No value to read (buttons, relative moves). */
+#define CAMCORE_CONTROL_FLAG_VOLATILE         0x0080u /**< The value changes by itself (e.g. gain under autogain). */
+#define CAMCORE_CONTROL_FLAG_HAS_PAYLOAD      0x0100u /**< The value is a payload (strings). */
+#define CAMCORE_CONTROL_FLAG_EXECUTE_ON_WRITE 0x0200u /**< Setting acts even when the value does not change. */
+#define CAMCORE_CONTROL_FLAG_MODIFY_LAYOUT    0x0400u /**< Changing it may change the buffer layout. */
+#define CAMCORE_CONTROL_FLAG_DYNAMIC_ARRAY    0x0800u /**< A dynamic array (not listed by camcore). */
+
+/** Control ids of common camera controls; values equal V4L2's V4L2_CID_*. */
+#define CAMCORE_CID_BRIGHTNESS                0x00980900u /**< V4L2_CID_BRIGHTNESS, integer. */
+#define CAMCORE_CID_CONTRAST                  0x00980901u /**< V4L2_CID_CONTRAST, integer. */
+#define CAMCORE_CID_SATURATION                0x00980902u /**< V4L2_CID_SATURATION, integer. */
+#define CAMCORE_CID_WHITE_BALANCE_AUTO        0x0098090cu /**< V4L2_CID_AUTO_WHITE_BALANCE, boolean. */
+#define CAMCORE_CID_AUTOGAIN                  0x00980912u /**< V4L2_CID_AUTOGAIN, boolean. */
+#define CAMCORE_CID_GAIN                      0x00980913u /**< V4L2_CID_GAIN, integer; inactive while autogain is on. */
+#define CAMCORE_CID_POWER_LINE_FREQUENCY      0x00980918u /**< V4L2_CID_POWER_LINE_FREQUENCY, menu: 0 off, 1 50 Hz, 2 60 Hz, 3 auto. */
+#define CAMCORE_CID_WHITE_BALANCE_TEMPERATURE 0x0098091au /**< V4L2_CID_WHITE_BALANCE_TEMPERATURE, integer, kelvin. */
+#define CAMCORE_CID_SHARPNESS                 0x0098091bu /**< V4L2_CID_SHARPNESS, integer. */
+#define CAMCORE_CID_BACKLIGHT_COMPENSATION    0x0098091cu /**< V4L2_CID_BACKLIGHT_COMPENSATION, integer. */
+#define CAMCORE_CID_EXPOSURE_AUTO             0x009a0901u /**< V4L2_CID_EXPOSURE_AUTO, menu: 0 auto, 1 manual, 2 shutter priority, 3 aperture priority. */
+#define CAMCORE_CID_EXPOSURE_ABSOLUTE         0x009a0902u /**< V4L2_CID_EXPOSURE_ABSOLUTE, integer, units of 100 microseconds. */
+#define CAMCORE_CID_PAN_ABSOLUTE              0x009a0908u /**< V4L2_CID_PAN_ABSOLUTE, integer, arc seconds. */
+#define CAMCORE_CID_TILT_ABSOLUTE             0x009a0909u /**< V4L2_CID_TILT_ABSOLUTE, integer, arc seconds. */
+#define CAMCORE_CID_FOCUS_ABSOLUTE            0x009a090au /**< V4L2_CID_FOCUS_ABSOLUTE, integer, driver units. */
+#define CAMCORE_CID_FOCUS_AUTO                0x009a090cu /**< V4L2_CID_FOCUS_AUTO, boolean. */
+#define CAMCORE_CID_ZOOM_ABSOLUTE             0x009a090du /**< V4L2_CID_ZOOM_ABSOLUTE, integer, driver units. */
+
+/** One item of a menu or integer-menu control. Owned by its control list. */
+typedef struct camcore_menu_item {
+    /** The value to set to choose this item. */
+    uint32_t index;
+    /** The item's label (UTF-8); for integer menus, its number in decimal. */
+    const char *name;
+    /** Integer menus: the number the item stands for; menus: equal to index. */
+    int64_t value;
+} camcore_menu_item;
+
+/** One control (S27). Strings and menus are owned by the list that holds it. */
+typedef struct camcore_control_info {
+    /** The control id (V4L2_CID_*; CAMCORE_CID_* for the common ones). */
+    uint32_t id;
+    /** A camcore_control_type value. */
+    int32_t type;
+    /** The driver's name for it, e.g. "Brightness" (UTF-8). */
+    const char *name;
+    /**
+     * The range: the value is minimum..maximum, a multiple of step above
+     * minimum. Bitmask: maximum holds the bits that may be set. Menus:
+     * indices. String: lengths in characters.
+     */
+    int64_t minimum, maximum, step;
+    /** The driver's default value. */
+    int64_t default_value;
+    /**
+     * The value when the list was made (bitmasks unsigned, menus an index);
+     * 0 for write-only controls, buttons and strings.
+     */
+    int64_t value;
+    /** CAMCORE_CONTROL_FLAG_* bits. */
+    uint32_t flags;
+    /** Entries in menu (menu and integer-menu controls), else 0. */
+    uint32_t menu_count;
+    /** menu_count items in index order; indices the driver skips are absent. NULL if none. */
+    const camcore_menu_item *menu;
+} camcore_control_info;
+
+/** A control list: one allocation, freed with camcore_control_list_free(). */
+typedef struct camcore_control_list {
+    /** Number of entries in controls. */
+    size_t count;
+    /** count entries in the driver's order; NULL when count is 0. */
+    camcore_control_info *controls;
+} camcore_control_list;
+
+/**
+ * Lists the controls of an open device with their current values (S27).
+ *
+ * Every control the driver enumerates is listed (VIDIOC_QUERY_EXT_CTRL
+ * with NEXT_CTRL | NEXT_COMPOUND) except class headings, disabled controls
+ * and array/compound controls other than strings, which camcore does not
+ * wrap (use camcore_capturer_fd()). The synthetic camera gives an empty
+ * list.
+ *
+ * \param capturer an open capturer, streaming or not.
+ * \param out      receives the list (possibly with count 0), or NULL on
+ *                 failure. Free with camcore_control_list_free().
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL or closed capturer, out
+ *          NULL), CAMCORE_E_NO_MEMORY.
+ * \threadsafety Safe from any thread, including the control callback.
+ */
+int camcore_capturer_list_controls(camcore_capturer *capturer, camcore_control_list **out);
+
+/**
+ * Frees a control list, its strings and its menus.
+ *
+ * \param list the list; NULL is ignored.
+ */
+void camcore_control_list_free(camcore_control_list *list);
+
+/**
+ * Reads the current value of one control (VIDIOC_G_EXT_CTRLS).
+ *
+ * Bitmasks come as unsigned 32-bit numbers, menus as the item index,
+ * booleans as 0 or 1. A volatile control gives the value of this moment.
+ *
+ * \param capturer an open capturer.
+ * \param id       the control id (CAMCORE_CID_* or any V4L2 id).
+ * \param value    receives the value; untouched on failure.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL or closed capturer,
+ *          value NULL), CAMCORE_E_NOT_SUPPORTED (the device has no such
+ *          control, it is write-only, a button or a string; the synthetic
+ *          camera), CAMCORE_E_NO_DEVICE, CAMCORE_E_IO.
+ * \threadsafety Safe from any thread, including the control callback.
+ */
+int camcore_capturer_get_control(camcore_capturer *capturer, uint32_t id, int64_t *value);
+
+/**
+ * Sets one control (VIDIOC_S_EXT_CTRLS) and tells the value applied.
+ *
+ * Never a silent no-op (S27): a value out of minimum..maximum (the driver
+ * would clamp it), a skipped or out-of-range menu index, or bitmask bits
+ * outside maximum give CAMCORE_E_INVALID_ARG, with the valid range or
+ * items in camcore_last_error_message(). An in-range value off the step
+ * is rounded the way the driver does (the kernel: to the nearest step,
+ * halves up) and the result is returned in applied. Setting a button
+ * presses it, whatever value is given (applied 0).
+ *
+ * \param capturer an open capturer, streaming or not.
+ * \param id       the control id (CAMCORE_CID_* or any V4L2 id).
+ * \param value    the value (bitmasks as unsigned 32-bit, menus an index).
+ * \param applied  receives the value the driver applied; may be NULL.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (out of range, see above;
+ *          NULL or closed capturer), CAMCORE_E_NOT_SUPPORTED (no such
+ *          control, read-only, a string; the synthetic camera),
+ *          CAMCORE_E_STATE (inactive: an automatic mode rules it; or
+ *          grabbed while streaming), CAMCORE_E_BUSY, CAMCORE_E_NO_DEVICE,
+ *          CAMCORE_E_IO.
+ * \threadsafety Safe from any thread, including the control callback.
+ */
+int camcore_capturer_set_control(camcore_capturer *capturer, uint32_t id, int64_t value,
+                                 int64_t *applied);
+
+/** What changed, in a control-change callback; values equal V4L2_EVENT_CTRL_CH_*. */
+#define CAMCORE_CONTROL_CHANGED_VALUE 0x1u /**< The value changed. */
+#define CAMCORE_CONTROL_CHANGED_FLAGS 0x2u /**< The flags changed (e.g. INACTIVE cleared). */
+#define CAMCORE_CONTROL_CHANGED_RANGE 0x4u /**< minimum, maximum, step or default changed. */
+
+/** Control-change callbacks. Every pointer may be NULL. Copied at the call. */
+typedef struct camcore_control_callbacks {
+    /** sizeof(camcore_control_callbacks). */
+    uint32_t struct_size;
+    /** Passed first to every callback. */
+    void *user_data;
+    /**
+     * A control changed (V4L2_EVENT_CTRL), by the driver, another process
+     * or this one (camcore_capturer_set_control() included). Runs on the
+     * capturer's control-event thread (not the capture thread), one event
+     * at a time. It may get, set and list controls; calling
+     * camcore_capturer_set_control_callbacks() from it returns
+     * CAMCORE_E_WOULD_DEADLOCK, and camcore_capturer_close() from it does
+     * nothing but set that status as the thread's last error.
+     *
+     * \param id      the control id.
+     * \param value   its value after the change (as camcore_capturer_get_control()
+     *                gives it; 0 for buttons and strings).
+     * \param flags   its CAMCORE_CONTROL_FLAG_* bits after the change.
+     * \param changes CAMCORE_CONTROL_CHANGED_* bits. For a new range, list
+     *                the controls again.
+     */
+    void (*on_control_changed)(void *user_data, uint32_t id, int64_t value, uint32_t flags,
+                               uint32_t changes);
+} camcore_control_callbacks;
+
+/**
+ * Fills a control callbacks struct: struct_size set, all else NULL.
+ *
+ * \param callbacks the struct; NULL is ignored.
+ */
+void camcore_control_callbacks_init(camcore_control_callbacks *callbacks);
+
+/**
+ * Sets the control-change callbacks of a capturer, or removes them.
+ *
+ * Subscribes to V4L2_EVENT_CTRL for every listed control and starts a
+ * control-event thread that waits for the events (poll, POLLPRI) and calls
+ * on_control_changed. Setting new callbacks replaces the old ones. When
+ * this function returns after removing or replacing callbacks, or when
+ * camcore_capturer_close() returns, the old callbacks are never called
+ * again, so their user_data may be freed. The synthetic camera accepts
+ * callbacks and never calls them.
+ *
+ * \param capturer  an open capturer.
+ * \param callbacks the callbacks, or NULL to remove them. Copied.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL or closed capturer,
+ *          struct_size too small), CAMCORE_E_NOT_SUPPORTED (the driver
+ *          reports no control events), CAMCORE_E_WOULD_DEADLOCK (called
+ *          from on_control_changed), CAMCORE_E_NO_MEMORY.
+ * \threadsafety Safe from any thread but the control callback itself.
+ */
+int camcore_capturer_set_control_callbacks(camcore_capturer *capturer,
+                                           const camcore_control_callbacks *callbacks);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -52,6 +52,15 @@ public struct Frame: @unchecked Sendable {
         self.pool = pool; self.slot = slot
     }
 
+    /// A frame of the app's own memory (custom source, hook replacement).
+    /// Not retainable: camcore does not own the pixels.
+    public init(fourcc: FourCC, width: Int, height: Int, planeCount: Int, planes: (Plane, Plane, Plane),
+                timestampNs: UInt64, sequence: UInt32, flags: FrameFlags = [], droppedBefore: UInt32 = 0) {
+        self.init(fourcc: fourcc, width: width, height: height, planeCount: planeCount, planes: planes,
+                  timestampNs: timestampNs, sequence: sequence, flags: flags, pool: nil, slot: 0)
+        self.droppedBefore = droppedBefore
+    }
+
     /// Plane `i` (0...2); `.empty` past `planeCount`.
     public func plane(_ i: Int) -> Plane {
         switch i {
@@ -61,6 +70,10 @@ public struct Frame: @unchecked Sendable {
         default: return .empty
         }
     }
+
+    /// False for frames the app made (custom source, hook replacement):
+    /// camcore does not own their memory, so it cannot keep it.
+    public var isRetainable: Bool { pool != nil }
 
     /// Keeps this frame's buffer until the returned object is released
     /// (deinitialised). Safe from any thread, also after the capture stops.

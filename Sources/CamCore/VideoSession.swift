@@ -97,6 +97,8 @@ public final class VideoSession: @unchecked Sendable {
     private var capturer: Capturer?
     private var previewSinks: [UInt32: FrameSink] = [:]
     private var nextPreviewID: UInt32 = 1
+    /// The id given to the last preview added (also when turning on failed).
+    public private(set) var lastPreviewID: UInt32 = 0
     private var eventHandler: ((SessionEvent) -> Void)?
     private var closed = false
     // Read from other threads.
@@ -159,6 +161,10 @@ public final class VideoSession: @unchecked Sendable {
         pthread_key_create(&k, nil)
         return k
     }()
+    /// True inside one of this session's callbacks (frame delivery or the
+    /// camera queue), where freeing the session would pull it from under itself.
+    public var isInsideCallback: Bool { isDelivering || queue.isCurrent }
+
     private var isDelivering: Bool {
         pthread_getspecific(Self.deliveringKey) == Unmanaged.passUnretained(self).toOpaque()
     }
@@ -351,6 +357,7 @@ public final class VideoSession: @unchecked Sendable {
             previewSinks[n] = sink
             state.previewCount = previewSinks.count
             box.id = n
+            lastPreviewID = n
             return applySwitch()
         }
         id = box.id

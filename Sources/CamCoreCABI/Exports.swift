@@ -115,9 +115,9 @@ public func cabi_frame_retain(_ frame: UnsafePointer<camcore_frame>?) -> UnsafeP
     switch FrameBox.magic(raw) {
     case FrameBox.borrowedMagic:
         guard let t = FrameBox.token(raw) else { return nil }
-        let box = Unmanaged<CapturerBox>.fromOpaque(t).takeUnretainedValue()
-        guard let current = box.current else {
-            LastError.set("camcore_frame_retain: the frame's callback has returned; retain inside on_frame")
+        let current = t.assumingMemoryBound(to: Frame.self).pointee
+        guard current.isRetainable else {
+            LastError.set("camcore_frame_retain: frames pushed by the app (custom source, hook replacement) cannot be retained; copy the pixels")
             return nil
         }
         retained = current.retain()
@@ -226,14 +226,10 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
         output: c.output_fourcc == 0 ? nil : FourCC(rawValue: c.output_fourcc))
     let userData = cb.user_data
     let onFrame = cb.on_frame, onError = cb.on_error
-    let scratch = box.scratch
     do {
         try box.capturer.start(request, onFrame: { frame in
             guard let onFrame else { return }
-            FrameBox.fill(scratch, frame)
-            box.current = frame
-            onFrame(userData, scratch.assumingMemoryBound(to: camcore_frame.self))
-            box.current = nil
+            FrameBox.withBorrowed(frame) { onFrame(userData, $0) }
         }, onError: { error in
             guard let onError else { return }
             error.message.withCString { onError(userData, error.status, $0) }
@@ -270,19 +266,8 @@ public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMu
         return invalid("camcore_capturer_get_format: out->struct_size must be sizeof(camcore_capture_format)")
     }
     guard let f = box.capturer.format else { return fail(.state("the capturer was never started")) }
-    var r = camcore_capture_format()
+    var r = cCaptureFormat(f)
     r.struct_size = size
-    r.fourcc = f.fourcc.rawValue
-    r.width = UInt32(f.width)
-    r.height = UInt32(f.height)
-    r.plane_count = UInt32(min(f.strides.count, 3))
-    let s = f.strides + [0, 0, 0]
-    r.strides = (UInt32(s[0]), UInt32(s[1]), UInt32(s[2]))
-    r.frame_bytes = UInt32(truncatingIfNeeded: f.frameBytes)
-    if let rate = f.frameRate { r.fps = camcore_fraction(numerator: rate.numerator, denominator: rate.denominator) }
-    r.buffer_count = UInt32(f.bufferCount)
-    r.source_fourcc = f.sourceFourCC.rawValue
-    r.adjusted = f.adjustments.rawValue
     Versioned.write(r, to: out, size: size)
     return 0
 }
@@ -415,4 +400,22 @@ public func cabi_manager_max_frame_rate(_ manager: OpaquePointer?, _ deviceID: U
     } catch {
         return fail(error)
     }
+}
+
+/// A CaptureFormat as the C struct (full size).
+func cCaptureFormat(_ f: CaptureFormat) -> camcore_capture_format {
+    var r = camcore_capture_format()
+    r.struct_size = UInt32(MemoryLayout<camcore_capture_format>.size)
+    r.fourcc = f.fourcc.rawValue
+    r.width = UInt32(f.width)
+    r.height = UInt32(f.height)
+    r.plane_count = UInt32(min(f.strides.count, 3))
+    let s = f.strides + [0, 0, 0]
+    r.strides = (UInt32(s[0]), UInt32(s[1]), UInt32(s[2]))
+    r.frame_bytes = UInt32(truncatingIfNeeded: f.frameBytes)
+    if let rate = f.frameRate { r.fps = camcore_fraction(numerator: rate.numerator, denominator: rate.denominator) }
+    r.buffer_count = UInt32(f.bufferCount)
+    r.source_fourcc = f.sourceFourCC.rawValue
+    r.adjusted = f.adjustments.rawValue
+    return r
 }

@@ -30,6 +30,42 @@ enum FrameBox {
         (p + frameBytes).storeBytes(of: m, as: UInt64.self)
     }
 
+    /// Calls `body` with a borrowed C frame for `frame`, built on the
+    /// stack (no allocation per frame). Its token points at the Swift frame
+    /// so that camcore_frame_retain() can keep the buffer.
+    static func withBorrowed<R>(_ frame: Frame, _ body: (UnsafePointer<camcore_frame>) -> R) -> R {
+        withUnsafeTemporaryAllocation(byteCount: bytes + MemoryLayout<Frame>.stride, alignment: 16) { raw in
+            let p = raw.baseAddress!
+            fill(p, frame)
+            let swiftFrame = (p + bytes).bindMemory(to: Frame.self, capacity: 1)
+            swiftFrame.initialize(to: frame)
+            (p + frameBytes).storeBytes(of: borrowedMagic, as: UInt64.self)
+            (p + frameBytes + 8).storeBytes(of: UnsafeMutableRawPointer(swiftFrame), as: UnsafeMutableRawPointer?.self)
+            defer {
+                setMagic(p, 0)
+                swiftFrame.deinitialize(count: 1)
+            }
+            return body(UnsafePointer(p.assumingMemoryBound(to: camcore_frame.self)))
+        }
+    }
+
+    /// A Swift frame describing an app's C frame (custom source, hook
+    /// replacement); nil when it is malformed. Not retainable.
+    static func frame(from c: camcore_frame) -> Frame? {
+        guard c.struct_size >= UInt32(MemoryLayout<camcore_frame>.size), c.width > 0, c.height > 0,
+              (1...3).contains(c.plane_count) else { return nil }
+        let cp = [c.planes.0, c.planes.1, c.planes.2]
+        for i in 0..<Int(c.plane_count) where cp[i].data == nil || cp[i].length == 0 { return nil }
+        func plane(_ i: Int) -> Plane {
+            i < Int(c.plane_count) ? Plane(base: UnsafeMutableRawPointer(cp[i].data), stride: Int(cp[i].stride),
+                                           length: Int(cp[i].length)) : .empty
+        }
+        return Frame(fourcc: FourCC(rawValue: c.fourcc), width: Int(c.width), height: Int(c.height),
+                     planeCount: Int(c.plane_count), planes: (plane(0), plane(1), plane(2)),
+                     timestampNs: c.timestamp_ns, sequence: c.sequence,
+                     flags: FrameFlags(rawValue: c.flags), droppedBefore: c.dropped_before)
+    }
+
     static func fill(_ box: UnsafeMutableRawPointer, _ f: Frame) {
         func plane(_ p: Plane) -> camcore_plane {
             camcore_plane(data: p.base?.assumingMemoryBound(to: UInt8.self),
@@ -49,25 +85,13 @@ enum FrameBox {
 final class CapturerBox {
     let capturer: Capturer
     let deviceID: UnsafeMutablePointer<CChar>
-    /// The borrowed frame box handed to on_frame.
-    let scratch: UnsafeMutableRawPointer
-    /// The frame being delivered; set only on the capture thread during on_frame.
-    var current: Frame?
 
     init(_ capturer: Capturer) {
         self.capturer = capturer
         deviceID = strdup(capturer.device.id)
-        scratch = FrameBox.allocate(magic: 0, token: nil)
-        FrameBox.setMagic(scratch, FrameBox.borrowedMagic)
-        (scratch + FrameBox.frameBytes + 8).storeBytes(
-            of: Unmanaged.passUnretained(self).toOpaque(), as: UnsafeMutableRawPointer?.self)
     }
 
-    deinit {
-        free(deviceID)
-        FrameBox.setMagic(scratch, 0)
-        free(scratch)
-    }
+    deinit { free(deviceID) }
 }
 
 /// What a manager handle points at.

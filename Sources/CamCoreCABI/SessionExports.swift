@@ -1,0 +1,363 @@
+// The C ABI of the video session (include/camcore.h, "Video session"):
+// @_cdecl exports and handle boxing only; the camera switch is
+// CamCore.VideoSession.
+import CCamCore
+import CamCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a session handle points at.
+final class SessionBox {
+    let session: VideoSession
+    init(_ s: VideoSession) { session = s }
+}
+
+private func sessionBox(_ s: OpaquePointer?, _ fn: String) -> SessionBox? {
+    guard let box = Handles.shared.get(s, as: SessionBox.self) else {
+        LastError.set("\(fn): session is NULL or not a live session")
+        return nil
+    }
+    return box
+}
+
+private func status(_ e: CamError?) -> Int32 { e.map(fail) ?? 0 }
+
+/// A C frame sink from a callbacks struct; nil for NULL or no on_frame.
+/// Errors: invalidArgument for a short struct_size.
+private func sink(_ cb: UnsafePointer<camcore_frame_callbacks>?, _ fn: String) throws(CamError) -> FrameSink? {
+    guard let cb else { return nil }
+    guard cb.pointee.struct_size >= UInt32(MemoryLayout<camcore_frame_callbacks>.size) else {
+        throw .invalidArgument("\(fn): callbacks->struct_size is too small; call camcore_frame_callbacks_init()")
+    }
+    let c = cb.pointee
+    guard let onFrame = c.on_frame else { return nil }
+    let userData = c.user_data
+    return { frame in FrameBox.withBorrowed(frame) { onFrame(userData, $0) } }
+}
+
+private func preference(_ p: UnsafePointer<camcore_preference>, _ fn: String) throws(CamError) -> CapturePreference {
+    guard p.pointee.struct_size >= UInt32(MemoryLayout<camcore_preference>.size) else {
+        throw .invalidArgument("\(fn): preference->struct_size is too small; call camcore_preference_init()")
+    }
+    let v = p.pointee
+    guard v.width > 0, v.height > 0, v.min_fps.numerator > 0, v.min_fps.denominator > 0,
+          v.max_fps.numerator > 0, v.max_fps.denominator > 0 else {
+        throw .invalidArgument("\(fn): the preference needs a non-zero size and rates")
+    }
+    let lo = FrameRate(v.min_fps.numerator, v.min_fps.denominator)
+    let hi = FrameRate(v.max_fps.numerator, v.max_fps.denominator)
+    guard lo <= hi else { throw .invalidArgument("\(fn): min_fps is above max_fps") }
+    return CapturePreference(width: Int(v.width), height: Int(v.height), minRate: lo, maxRate: hi,
+                             output: v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc))
+}
+
+private func request(_ c: UnsafePointer<camcore_capture_config>?, _ fn: String) throws(CamError) -> CaptureRequest {
+    guard let c else { throw .invalidArgument("\(fn): config is NULL") }
+    var v = camcore_capture_config()
+    cabi_capture_config_init(&v)
+    guard Versioned.read(c, into: &v, minimum: Versioned.captureConfigV1) else {
+        throw .invalidArgument("\(fn): config->struct_size is too small; call camcore_capture_config_init()")
+    }
+    if v.fps.denominator == 0 && v.fps.numerator != 0 { throw .invalidArgument("\(fn): fps has a zero denominator") }
+    return CaptureRequest(fourcc: FourCC(rawValue: v.fourcc), width: Int(v.width), height: Int(v.height),
+                          frameRate: v.fps.numerator == 0 ? nil : FrameRate(v.fps.numerator, v.fps.denominator),
+                          bufferCount: Int(v.buffer_count))
+}
+
+/// A completion closure calling the C function once with the status.
+private func completion(_ fn: camcore_completion_fn?, _ userData: UnsafeMutableRawPointer?) -> ((CamError?) -> Void)? {
+    guard let fn else { return nil }
+    return { e in
+        if let e { e.message.withCString { _ = $0; LastError.set(e.message) } }
+        fn(userData, e?.status ?? 0)
+    }
+}
+
+@_cdecl("camcore_session_config_init")
+public func cabi_session_config_init(_ c: UnsafeMutablePointer<camcore_session_config>?) {
+    guard let c else { return }
+    var p = camcore_preference()
+    cabi_preference_init(&p)
+    c.pointee = camcore_session_config(struct_size: UInt32(MemoryLayout<camcore_session_config>.size),
+                                       device_id: nil, preference: p)
+}
+
+@_cdecl("camcore_session_new")
+public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<camcore_session_config>?,
+                             _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    let fn = "camcore_session_new"
+    guard let out else { return invalid("\(fn): out is NULL") }
+    out.pointee = nil
+    guard let mbox = Handles.shared.get(manager, as: ManagerBox.self) else {
+        return invalid("\(fn): manager is NULL or not a live manager")
+    }
+    var c = camcore_session_config()
+    cabi_session_config_init(&c)
+    if let config {
+        guard config.pointee.struct_size >= UInt32(MemoryLayout<camcore_session_config>.size) else {
+            return invalid("\(fn): config->struct_size is too small; call camcore_session_config_init()")
+        }
+        c = config.pointee
+    }
+    do {
+        let pref = try withUnsafePointer(to: c.preference) { p throws(CamError) in try preference(p, fn) }
+        let id = c.device_id.map { String(cString: $0) }
+        let s = try VideoSession(manager: mbox.manager, deviceID: id, preference: pref)
+        out.pointee = Handles.shared.add(SessionBox(s))
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_session_free")
+public func cabi_session_free(_ session: OpaquePointer?) {
+    guard let box = Handles.shared.get(session, as: SessionBox.self) else { return }
+    if box.session.isInsideCallback {
+        LastError.set("camcore_session_free: called from the session's own callback")
+        _ = fail(.wouldDeadlock("camcore_session_free: called from the session's own callback"))
+        return
+    }
+    _ = Handles.shared.remove(session, as: SessionBox.self)
+    box.session.close()
+}
+
+/// Runs a synchronous session call: handle check, then `body`'s error as status.
+private func call(_ session: OpaquePointer?, _ fn: String, _ body: (VideoSession) throws(CamError) -> Void) -> Int32 {
+    guard let box = sessionBox(session, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    do {
+        try body(box.session)
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_session_start_transmission")
+public func cabi_session_start_transmission(_ s: OpaquePointer?, _ initial: Int32, _ preparing: Int32) -> Int32 {
+    guard initial == CAMCORE_VIDEO_RESUME || initial == CAMCORE_VIDEO_PAUSE else {
+        return invalid("camcore_session_start_transmission: initial_state must be CAMCORE_VIDEO_RESUME or CAMCORE_VIDEO_PAUSE")
+    }
+    return call(s, "camcore_session_start_transmission") { v throws(CamError) in
+        try v.startTransmission(initial == CAMCORE_VIDEO_PAUSE ? .pause : .resume, preparing: preparing != 0)
+    }
+}
+
+@_cdecl("camcore_session_end_preparation")
+public func cabi_session_end_preparation(_ s: OpaquePointer?) -> Int32 {
+    call(s, "camcore_session_end_preparation") { v throws(CamError) in try v.endPreparation() }
+}
+
+@_cdecl("camcore_session_pause_video")
+public func cabi_session_pause_video(_ s: OpaquePointer?) -> Int32 {
+    call(s, "camcore_session_pause_video") { v throws(CamError) in try v.pauseVideo() }
+}
+
+@_cdecl("camcore_session_resume_video")
+public func cabi_session_resume_video(_ s: OpaquePointer?) -> Int32 {
+    call(s, "camcore_session_resume_video") { v throws(CamError) in try v.resumeVideo() }
+}
+
+@_cdecl("camcore_session_hold")
+public func cabi_session_hold(_ s: OpaquePointer?) -> Int32 {
+    call(s, "camcore_session_hold") { v throws(CamError) in try v.hold() }
+}
+
+@_cdecl("camcore_session_unhold")
+public func cabi_session_unhold(_ s: OpaquePointer?) -> Int32 {
+    call(s, "camcore_session_unhold") { v throws(CamError) in try v.unhold() }
+}
+
+@_cdecl("camcore_session_set_hard_mute")
+public func cabi_session_set_hard_mute(_ s: OpaquePointer?, _ muted: Int32) -> Int32 {
+    call(s, "camcore_session_set_hard_mute") { v throws(CamError) in try v.setHardMute(muted != 0) }
+}
+
+@_cdecl("camcore_session_end_transmission")
+public func cabi_session_end_transmission(_ s: OpaquePointer?) -> Int32 {
+    call(s, "camcore_session_end_transmission") { v throws(CamError) in try v.endTransmission() }
+}
+
+@_cdecl("camcore_session_set_transmission_sink")
+public func cabi_session_set_transmission_sink(_ s: OpaquePointer?, _ cb: UnsafePointer<camcore_frame_callbacks>?) -> Int32 {
+    let fn = "camcore_session_set_transmission_sink"
+    return call(s, fn) { v throws(CamError) in v.setTransmissionSink(try sink(cb, fn)) }
+}
+
+@_cdecl("camcore_session_add_preview")
+public func cabi_session_add_preview(_ s: OpaquePointer?, _ cb: UnsafePointer<camcore_frame_callbacks>?,
+                                     _ id: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    let fn = "camcore_session_add_preview"
+    guard let id else { return invalid("\(fn): preview_id is NULL") }
+    guard cb != nil else { return invalid("\(fn): callbacks is NULL") }
+    id.pointee = 0
+    return call(s, fn) { v throws(CamError) in
+        let k = try sink(cb, fn) ?? { _ in }
+        do throws(CamError) {
+            id.pointee = try v.addPreview(k)
+        } catch {
+            // The preview stays added: report its id with the camera's error.
+            id.pointee = v.lastPreviewID
+            throw error
+        }
+    }
+}
+
+@_cdecl("camcore_session_remove_preview")
+public func cabi_session_remove_preview(_ s: OpaquePointer?, _ id: UInt32) -> Int32 {
+    call(s, "camcore_session_remove_preview") { v throws(CamError) in try v.removePreview(id) }
+}
+
+@_cdecl("camcore_session_get_state")
+public func cabi_session_get_state(_ s: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_session_state>?) -> Int32 {
+    let fn = "camcore_session_get_state"
+    guard let out else { return invalid("\(fn): out is NULL") }
+    guard out.pointee.struct_size >= UInt32(MemoryLayout<camcore_session_state>.size) else {
+        return invalid("\(fn): out->struct_size must be sizeof(camcore_session_state)")
+    }
+    return call(s, fn) { v throws(CamError) in
+        let st = v.currentState
+        var r = camcore_session_state()
+        r.struct_size = UInt32(MemoryLayout<camcore_session_state>.size)
+        r.camera_on = st.cameraOn ? 1 : 0
+        r.transmitting = st.transmitting ? 1 : 0
+        r.paused = st.paused ? 1 : 0
+        r.held = st.held ? 1 : 0
+        r.preparing = st.preparing ? 1 : 0
+        r.hard_muted = st.hardMuted ? 1 : 0
+        r.custom_source = st.customSource ? 1 : 0
+        r.stopped_by_app = st.stoppedByApp ? 1 : 0
+        r.preview_count = UInt32(st.previewCount)
+        withUnsafeMutableBytes(of: &r.device_id) { raw in
+            let bytes = Array((st.device?.id ?? "").utf8.prefix(raw.count - 1))
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+            raw[bytes.count] = 0
+        }
+        if let f = st.format { r.format = cCaptureFormat(f) }
+        out.pointee = r
+    }
+}
+
+/// Queues a capturer operation: handle check, then the engine call.
+private func queued(_ session: OpaquePointer?, _ fn: String, _ body: (VideoSession) throws(CamError) -> Void) -> Int32 {
+    call(session, fn, body)
+}
+
+@_cdecl("camcore_session_start")
+public func cabi_session_start(_ s: OpaquePointer?, _ c: UnsafePointer<camcore_capture_config>?,
+                               _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
+    let fn = "camcore_session_start"
+    return queued(s, fn) { v throws(CamError) in v.start(try request(c, fn), completion: completion(done, ud)) }
+}
+
+@_cdecl("camcore_session_stop")
+public func cabi_session_stop(_ s: OpaquePointer?, _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
+    queued(s, "camcore_session_stop") { v in v.stop(completion: completion(done, ud)) }
+}
+
+@_cdecl("camcore_session_restart")
+public func cabi_session_restart(_ s: OpaquePointer?, _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
+    queued(s, "camcore_session_restart") { v in v.restart(completion: completion(done, ud)) }
+}
+
+@_cdecl("camcore_session_change")
+public func cabi_session_change(_ s: OpaquePointer?, _ c: UnsafePointer<camcore_capture_config>?,
+                                _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
+    let fn = "camcore_session_change"
+    return queued(s, fn) { v throws(CamError) in v.change(try request(c, fn), completion: completion(done, ud)) }
+}
+
+@_cdecl("camcore_session_select")
+public func cabi_session_select(_ s: OpaquePointer?, _ id: UnsafePointer<CChar>?,
+                                _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
+    let fn = "camcore_session_select"
+    guard let id else { return invalid("\(fn): device_id is NULL") }
+    let deviceID = String(cString: id)
+    return queued(s, fn) { v in v.select(deviceID: deviceID, completion: completion(done, ud)) }
+}
+
+@_cdecl("camcore_session_flip")
+public func cabi_session_flip(_ s: OpaquePointer?, _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
+    queued(s, "camcore_session_flip") { v in v.flip(completion: completion(done, ud)) }
+}
+
+@_cdecl("camcore_session_set_preference")
+public func cabi_session_set_preference(_ s: OpaquePointer?, _ p: UnsafePointer<camcore_preference>?,
+                                        _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
+    let fn = "camcore_session_set_preference"
+    guard let p else { return invalid("\(fn): preference is NULL") }
+    return queued(s, fn) { v throws(CamError) in v.setPreference(try preference(p, fn), completion: completion(done, ud)) }
+}
+
+@_cdecl("camcore_session_set_capture_hook")
+public func cabi_session_set_capture_hook(_ s: OpaquePointer?, _ hook: UnsafePointer<camcore_capture_hook>?) -> Int32 {
+    let fn = "camcore_session_set_capture_hook"
+    var h: ((Frame) -> HookResult)?
+    if let hook {
+        guard hook.pointee.struct_size >= UInt32(MemoryLayout<camcore_capture_hook>.size) else {
+            return invalid("\(fn): hook->struct_size is too small")
+        }
+        if let onCapture = hook.pointee.on_capture {
+            let ud = hook.pointee.user_data
+            h = { frame in
+                var replacement = camcore_frame()
+                replacement.struct_size = UInt32(MemoryLayout<camcore_frame>.size)
+                let r = FrameBox.withBorrowed(frame) { onCapture(ud, $0, &replacement) }
+                switch r {
+                case Int32(CAMCORE_HOOK_DROP): return .drop
+                case Int32(CAMCORE_HOOK_REPLACE):
+                    guard let f = FrameBox.frame(from: replacement) else { return .drop }
+                    return .replace(f)
+                default: return .pass
+                }
+            }
+        }
+    }
+    return call(s, fn) { v in v.setCaptureHook(h) }
+}
+
+@_cdecl("camcore_session_set_custom_source")
+public func cabi_session_set_custom_source(_ s: OpaquePointer?, _ active: Int32) -> Int32 {
+    call(s, "camcore_session_set_custom_source") { v throws(CamError) in try v.setCustomSource(active != 0) }
+}
+
+@_cdecl("camcore_session_push_frame")
+public func cabi_session_push_frame(_ s: OpaquePointer?, _ frame: UnsafePointer<camcore_frame>?) -> Int32 {
+    let fn = "camcore_session_push_frame"
+    guard let frame, let f = FrameBox.frame(from: frame.pointee) else {
+        return invalid("\(fn): frame is NULL or malformed (struct_size, size, 1-3 planes with data)")
+    }
+    return call(s, fn) { v throws(CamError) in try v.pushFrame(f) }
+}
+
+@_cdecl("camcore_session_set_device_callbacks")
+public func cabi_session_set_device_callbacks(_ s: OpaquePointer?, _ cb: UnsafePointer<camcore_device_callbacks>?) -> Int32 {
+    let fn = "camcore_session_set_device_callbacks"
+    var handler: ((SessionEvent) -> Void)?
+    if let cb {
+        guard cb.pointee.struct_size >= UInt32(MemoryLayout<camcore_device_callbacks>.size) else {
+            return invalid("\(fn): callbacks->struct_size is too small")
+        }
+        let c = cb.pointee
+        handler = { event in
+            func withDevice(_ d: DeviceInfo, _ body: (UnsafePointer<camcore_device_info>) -> Void) {
+                guard let list = Lists.deviceList([d]) else { return }
+                defer { free(list) }
+                body(list.pointee.devices)
+            }
+            switch event {
+            case .connected(let d): if let f = c.on_connected { withDevice(d) { f(c.user_data, $0) } }
+            case .disconnected(let d): if let f = c.on_disconnected { withDevice(d) { f(c.user_data, $0) } }
+            case .selected(let d, let fmt):
+                if let f = c.on_selected {
+                    var cf = cCaptureFormat(fmt)
+                    withDevice(d) { f(c.user_data, $0, &cf) }
+                }
+            case .captureFailed(let d, let e):
+                if let f = c.on_error { withDevice(d) { dev in e.message.withCString { f(c.user_data, dev, e.status, $0) } } }
+            }
+        }
+    }
+    return call(s, fn) { v in v.setEventHandler(handler) }
+}
