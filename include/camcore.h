@@ -332,6 +332,33 @@ int camcore_manager_list_devices(camcore_manager *manager, camcore_device_list *
  */
 void camcore_device_list_free(camcore_device_list *list);
 
+/**
+ * Hot-plug callbacks of a manager (S24). Every pointer may be NULL.
+ * Copied at camcore_manager_set_device_callbacks().
+ */
+typedef struct camcore_hotplug_callbacks {
+    /** sizeof(camcore_hotplug_callbacks). */
+    uint32_t struct_size;
+    void *user_data;
+    /** A capture device appeared (S1 devices only). Valid during the call. */
+    void (*on_connected)(void *user_data, const camcore_device_info *device);
+    /** A capture device went away; the info is what was known of it. */
+    void (*on_disconnected)(void *user_data, const camcore_device_info *device);
+} camcore_hotplug_callbacks;
+
+/**
+ * Reports capture devices that are plugged in or removed from now on,
+ * from libudev's monitor on camcore's own hot-plug thread (the app pumps
+ * nothing). NULL stops the reports; after that returns no callback runs.
+ * Sessions hear of the same changes through their device callbacks, on
+ * their camera queue.
+ *
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_IO (no udev monitor).
+ * \threadsafety Safe from any thread; not from inside these callbacks.
+ */
+int camcore_manager_set_hotplug_callbacks(camcore_manager *manager,
+                                          const camcore_hotplug_callbacks *callbacks);
+
 /* ------------------------------------------------------------------ */
 /* Formats (S5)                                                        */
 /* ------------------------------------------------------------------ */
@@ -846,6 +873,12 @@ typedef struct camcore_session_config {
     const char *device_id;
     /** The preferred setting (S6); camcore_preference_init()'s by default. */
     camcore_preference preference;
+    /**
+     * Non-zero (the default): when the device in use disappears and later
+     * returns (same id), switch back to it and resume (S25). 0 stays on
+     * the device selected in its place.
+     */
+    int32_t return_to_reconnected_device;
 } camcore_session_config;
 
 /**

@@ -21,21 +21,37 @@ enum DeviceEnumerator {
         return out
     }
 
+    /// What probing a node found.
+    enum Probe {
+        case device(DeviceInfo)
+        /// Not a capture device (S1): output, metadata, touch, no formats...
+        case notCapture
+        /// Could not be opened or queried (not ready yet, gone, no access).
+        case unavailable(CamError)
+    }
+
     static func probe(_ u: UdevNode) -> DeviceInfo? {
-        guard let node = try? V4L2Node(path: u.devnode) else { return nil }
+        if case .device(let d) = examine(u) { return d }
+        return nil
+    }
+
+    static func examine(_ u: UdevNode) -> Probe {
+        let node: V4L2Node
+        do throws(CamError) { node = try V4L2Node(path: u.devnode) } catch { return .unavailable(error) }
         defer { node.close() }
-        guard let caps = try? V4L2Query.capabilities(node),
-              V4L2Query.isVideoCapture(caps.deviceCaps) else { return nil }
+        let caps: V4L2Query.Capabilities
+        do throws(CamError) { caps = try V4L2Query.capabilities(node) } catch { return .unavailable(error) }
+        guard V4L2Query.isVideoCapture(caps.deviceCaps) else { return .notCapture }
         let type = V4L2Query.bufferType(caps.deviceCaps)
-        guard !V4L2Query.pixelFormats(node, type: type).isEmpty else { return nil }
+        guard !V4L2Query.pixelFormats(node, type: type).isEmpty else { return .notCapture }
         let devType = deviceType(driver: caps.driver, udev: u)
         let position = V4L2Query.orientation(node) ?? defaultPosition(devType)
-        return DeviceInfo(
+        return .device(DeviceInfo(
             id: stableID(u, busInfo: caps.busInfo), name: caps.card, node: u.devnode,
             busInfo: caps.busInfo, driver: caps.driver, usbVendorID: u.usbVendorID,
             usbProductID: u.usbProductID, type: devType, position: position,
             deviceCaps: caps.deviceCaps,
-            isMultiplanar: type == 9 /* V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE */)
+            isMultiplanar: type == 9 /* V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE */))
     }
 
     /// S2: built from ID_SERIAL (only when the camera has a serial number,

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -106,6 +107,29 @@ public final class Manager: @unchecked Sendable {
             throw .notSupported("\(d.node) has no pixel format \(fourcc)")
         }
         return V4L2Query.frameRates(node, fourcc: fourcc, width: width, height: height)
+    }
+
+    // MARK: Hot-plug (S24)
+
+    private let monitor = Mutex<DeviceMonitor?>(nil)
+
+    /// Calls `observer` on camcore's hot-plug thread for every capture
+    /// device that is added or removed from now on (libudev monitor).
+    /// Returns a token for `stopObserving`. Errors: io (no udev monitor).
+    public func observeDevices(_ observer: @escaping (DeviceChange) -> Void) throws(CamError) -> Int {
+        try monitor.withLock { m throws(CamError) -> Int in
+            if m == nil { m = try DeviceMonitor() }
+            return m!.addObserver(observer)
+        }
+    }
+
+    /// Stops calling an observer; after it returns the observer is not called.
+    public func stopObserving(_ token: Int) {
+        monitor.withLock { $0?.removeObserver(token) }
+    }
+
+    deinit {
+        monitor.withLock { $0?.stop() }
     }
 
     /// Opens a device for capture. Errors: noDevice, access, busy, io.

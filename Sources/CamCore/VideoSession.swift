@@ -101,6 +101,20 @@ public final class VideoSession: @unchecked Sendable {
     public private(set) var lastPreviewID: UInt32 = 0
     private var eventHandler: ((SessionEvent) -> Void)?
     private var closed = false
+    private var observerToken: Int?
+    /// The device lost last, to return to when it comes back (S25).
+    private var lostDeviceID: String?
+    /// Devices already reported gone by a failed capture (no second event
+    /// when udev's remove follows).
+    private var announcedGone: Set<String> = []
+    /// Stream restarts tried since the last good start (S26: one).
+    private var recoveries = 0
+    /// Switch back to a lost device when it returns (S25). Default true.
+    public var returnsToReconnectedDevice: Bool {
+        get { switchBack.load(ordering: .relaxed) }
+        set { switchBack.store(newValue, ordering: .relaxed) }
+    }
+    private let switchBack = Atomic<Bool>(true)
     // Read from other threads.
     private let routing = Mutex(Routing())
     private let published = Mutex(State())
@@ -120,6 +134,12 @@ public final class VideoSession: @unchecked Sendable {
             state.device = manager.devices().first
         }
         publish()
+        // Hot-plug: without a udev monitor (no udev at all) the session
+        // still works; it just hears of no device changes.
+        observerToken = try? manager.observeDevices { [weak self] change in
+            guard let self else { return }
+            self.queue.async { [weak self] in self?.deviceChanged(change) }
+        }
     }
 
     deinit { close() }
@@ -131,6 +151,7 @@ public final class VideoSession: @unchecked Sendable {
         _ = queue.sync { [self] () -> CamError? in
             guard !closed else { return nil }
             closed = true
+            if let t = observerToken { manager.stopObserving(t) }
             turnOff()
             eventHandler = nil
             routing.withLock { $0 = Routing() }
@@ -255,12 +276,57 @@ public final class VideoSession: @unchecked Sendable {
         state.format = nil
     }
 
+    /// Capture ended on its own (S25, S26). A vanished device is handled
+    /// as a removal; another error gets one stream restart, then is reported.
     private func captureFailed(_ device: DeviceInfo, _ error: CamError) {
         guard !closed, capturer != nil, state.device?.id == device.id else { return }
         turnOff()
+        if case .noDevice = error {
+            announcedGone.insert(device.id)
+            eventHandler?(.disconnected(device))
+            lost(device)
+            return
+        }
+        eventHandler?(.captureFailed(device, error))
+        if recoveries == 0 {
+            recoveries += 1
+            if applySwitch() == nil { return }
+        }
         state.cameraOn = false
         publish()
-        eventHandler?(.captureFailed(device, error))
+    }
+
+    /// S24/S25: a device came or went.
+    private func deviceChanged(_ change: DeviceChange) {
+        guard !closed else { return }
+        switch change {
+        case .removed(let d):
+            if announcedGone.remove(d.id) != nil { return }
+            eventHandler?(.disconnected(d))
+            if state.device?.id == d.id { lost(d) }
+        case .added(let d):
+            announcedGone.remove(d.id)
+            eventHandler?(.connected(d))
+            let back = switchBack.load(ordering: .relaxed) && d.id == lostDeviceID
+            if state.device == nil || back {
+                lostDeviceID = nil
+                _ = switchTo(d, keeping: nil)
+            }
+        }
+    }
+
+    /// The device in use is gone: stop cleanly and select another if one
+    /// exists, keeping S9 (S25).
+    private func lost(_ device: DeviceInfo) {
+        turnOff()
+        lostDeviceID = device.id
+        if let next = manager.devices().first(where: { $0.id != device.id }) {
+            _ = switchTo(next, keeping: nil)
+        } else {
+            state.device = nil
+            state.cameraOn = false
+            publish()
+        }
     }
 
     /// The capture thread's fan-out: hook, transmission, previews (S14, S20).
@@ -419,6 +485,7 @@ public final class VideoSession: @unchecked Sendable {
             do throws(CamError) { try request.validate() } catch { return error }
             explicitRequest = request
             state.stoppedByApp = false
+            recoveries = 0
             turnOff()
             return applySwitch()
         }, completion)
@@ -436,6 +503,7 @@ public final class VideoSession: @unchecked Sendable {
     public func restart(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
             state.stoppedByApp = false
+            recoveries = 0
             return applySwitch()
         }, completion)
     }

@@ -419,3 +419,20 @@ func cCaptureFormat(_ f: CaptureFormat) -> camcore_capture_format {
     r.adjusted = f.adjustments.rawValue
     return r
 }
+
+// MARK: Hot-plug
+
+@_cdecl("camcore_manager_set_hotplug_callbacks")
+public func cabi_manager_set_hotplug_callbacks(_ manager: OpaquePointer?,
+                                               _ cb: UnsafePointer<camcore_hotplug_callbacks>?) -> Int32 {
+    let fn = "camcore_manager_set_hotplug_callbacks"
+    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    var c: camcore_hotplug_callbacks?
+    if let cb {
+        guard cb.pointee.struct_size >= UInt32(MemoryLayout<camcore_hotplug_callbacks>.size) else {
+            return invalid("\(fn): callbacks->struct_size is too small")
+        }
+        c = cb.pointee
+    }
+    return box.setHotplug(c)
+}

@@ -1,5 +1,6 @@
 import CCamCore
 import CamCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -97,5 +98,35 @@ final class CapturerBox {
 /// What a manager handle points at.
 final class ManagerBox {
     let manager: Manager
+    private var hotplugToken: Int?
+    private let lock = Mutex(())
     init(_ m: Manager) { manager = m }
+
+    deinit { if let t = hotplugToken { manager.stopObserving(t) } }
+
+    /// Replaces the hot-plug callbacks (nil removes them).
+    func setHotplug(_ c: camcore_hotplug_callbacks?) -> Int32 {
+        lock.withLock { _ -> Int32 in
+            if let t = hotplugToken { manager.stopObserving(t); hotplugToken = nil }
+            guard let c else { return 0 }
+            do throws(CamError) {
+                hotplugToken = try manager.observeDevices { change in
+                    switch change {
+                    case .added(let d): if let f = c.on_connected { withCDevice(d) { f(c.user_data, $0) } }
+                    case .removed(let d): if let f = c.on_disconnected { withCDevice(d) { f(c.user_data, $0) } }
+                    }
+                }
+                return 0
+            } catch {
+                return fail(error)
+            }
+        }
+    }
+}
+
+/// Calls `body` with a C description of `d` valid during the call.
+func withCDevice(_ d: DeviceInfo, _ body: (UnsafePointer<camcore_device_info>) -> Void) {
+    guard let list = Lists.deviceList([d]) else { return }
+    defer { free(list) }
+    body(list.pointee.devices)
 }

@@ -80,7 +80,7 @@ public func cabi_session_config_init(_ c: UnsafeMutablePointer<camcore_session_c
     var p = camcore_preference()
     cabi_preference_init(&p)
     c.pointee = camcore_session_config(struct_size: UInt32(MemoryLayout<camcore_session_config>.size),
-                                       device_id: nil, preference: p)
+                                       device_id: nil, preference: p, return_to_reconnected_device: 1)
 }
 
 @_cdecl("camcore_session_new")
@@ -104,6 +104,7 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
         let pref = try withUnsafePointer(to: c.preference) { p throws(CamError) in try preference(p, fn) }
         let id = c.device_id.map { String(cString: $0) }
         let s = try VideoSession(manager: mbox.manager, deviceID: id, preference: pref)
+        s.returnsToReconnectedDevice = c.return_to_reconnected_device != 0
         out.pointee = Handles.shared.add(SessionBox(s))
         return 0
     } catch {
@@ -341,11 +342,7 @@ public func cabi_session_set_device_callbacks(_ s: OpaquePointer?, _ cb: UnsafeP
         }
         let c = cb.pointee
         handler = { event in
-            func withDevice(_ d: DeviceInfo, _ body: (UnsafePointer<camcore_device_info>) -> Void) {
-                guard let list = Lists.deviceList([d]) else { return }
-                defer { free(list) }
-                body(list.pointee.devices)
-            }
+            let withDevice = withCDevice
             switch event {
             case .connected(let d): if let f = c.on_connected { withDevice(d) { f(c.user_data, $0) } }
             case .disconnected(let d): if let f = c.on_disconnected { withDevice(d) { f(c.user_data, $0) } }

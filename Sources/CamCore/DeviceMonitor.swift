@@ -1,0 +1,118 @@
+import CUdev
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A hot-plug event of a capture device (SPEC S24).
+public enum DeviceChange: Sendable {
+    case added(DeviceInfo)
+    case removed(DeviceInfo)
+}
+
+/// Watches udev's "video4linux" events on its own thread and tells
+/// observers about capture devices that come and go (S24). Only capture
+/// devices (S1) are reported; a removed node is reported with what was
+/// known of it when it was added or last listed. The app pumps nothing.
+final class DeviceMonitor: @unchecked Sendable {
+    private struct Observers {
+        var next = 1
+        var list: [(Int, (DeviceChange) -> Void)] = []
+    }
+    private let observers = Mutex(Observers())
+    /// Capture devices known by node path (for removals).
+    private let known = Mutex<[String: DeviceInfo]>([:])
+    private var thread: CaptureThread?
+    private let waker: Waker
+    private let stopping = Atomic<Bool>(false)
+
+    init() throws(CamError) {
+        waker = try Waker()
+        for d in DeviceEnumerator.captureDevices() { remember(d) }
+        thread = try CaptureThread { [self] in run() }
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        guard let t = thread else { return }
+        stopping.store(true, ordering: .releasing)
+        waker.wake()
+        t.join()
+        thread = nil
+    }
+
+    func remember(_ d: DeviceInfo) { known.withLock { $0[d.node] = d } }
+
+    func addObserver(_ f: @escaping (DeviceChange) -> Void) -> Int {
+        observers.withLock { o in
+            let id = o.next
+            o.next += 1
+            o.list.append((id, f))
+            return id
+        }
+    }
+
+    /// Held while observers are called, so that after removeObserver
+    /// returns the observer is not running and will not run.
+    private let delivering = Mutex(())
+
+    func removeObserver(_ id: Int) {
+        observers.withLock { $0.list.removeAll { $0.0 == id } }
+        delivering.withLock { _ in }
+    }
+
+    private func emit(_ c: DeviceChange) {
+        delivering.withLock { _ in
+            let list = observers.withLock { $0.list }
+            for (_, f) in list { f(c) }
+        }
+    }
+
+    private func run() {
+        guard let udev = udev_new() else { return }
+        defer { udev_unref(udev) }
+        guard let mon = udev_monitor_new_from_netlink(udev, "udev") else { return }
+        defer { udev_monitor_unref(mon) }
+        udev_monitor_filter_add_match_subsystem_devtype(mon, "video4linux", nil)
+        guard udev_monitor_enable_receiving(mon) >= 0 else { return }
+        let fd = udev_monitor_get_fd(mon)
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
+        while !stopping.load(ordering: .acquiring) {
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let rc = poll(&fds, 2, 1000)
+            if rc <= 0 { continue }
+            if fds[1].revents != 0 { waker.drain(); continue }
+            guard let dev = udev_monitor_receive_device(mon) else { continue }
+            handle(dev)
+            udev_device_unref(dev)
+        }
+    }
+
+    private func handle(_ dev: OpaquePointer) {
+        guard let a = udev_device_get_action(dev), let node = UdevDevices.describe(dev) else { return }
+        switch String(cString: a) {
+        case "add":
+            // udev may still be creating links and permissions: the probe
+            // opens the node, so retry briefly if it is not ready.
+            var info: DeviceInfo?
+            probing: for _ in 0..<20 {
+                switch DeviceEnumerator.examine(node) {
+                case .device(let d): info = d; break probing
+                case .notCapture: return
+                case .unavailable: usleep(25_000)
+                }
+            }
+            guard let d = info else { return }
+            remember(d)
+            emit(.added(d))
+        case "remove":
+            guard let d = known.withLock({ $0.removeValue(forKey: node.devnode) }) else { return }
+            emit(.removed(d))
+        default:
+            break
+        }
+    }
+}
