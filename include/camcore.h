@@ -268,6 +268,8 @@ typedef enum camcore_position {
 /** Device flags. */
 #define CAMCORE_DEVICE_MULTIPLANAR 0x1u /**< The node uses the multi-planar API. */
 #define CAMCORE_DEVICE_SYNTHETIC   0x2u /**< The built-in synthetic camera. */
+/** The node exists but cannot be opened (see unavailable_reason); opening gives CAMCORE_E_ACCESS or _BUSY. */
+#define CAMCORE_DEVICE_UNAVAILABLE 0x4u
 
 /** One camera (S2). All strings are owned by the list that holds it. */
 typedef struct camcore_device_info {
@@ -298,6 +300,12 @@ typedef struct camcore_device_info {
     int32_t type;
     /** A camcore_position value. */
     int32_t position;
+    /**
+     * Why the device cannot be used (CAMCORE_DEVICE_UNAVAILABLE), e.g.
+     * "open /dev/video0: Permission denied"; "" otherwise. Such a device
+     * is listed so the app can tell the user, instead of silently missing.
+     */
+    const char *unavailable_reason;
 } camcore_device_info;
 
 /** A device list: one allocation, freed with camcore_device_list_free(). */

@@ -7,7 +7,19 @@ enum DeviceEnumerator {
         var out: [DeviceInfo] = []
         var seen: [String: Int] = [:]
         for u in UdevDevices.videoNodes() {
-            guard var info = probe(u) else { continue }
+            var info: DeviceInfo
+            switch examine(u) {
+            case .device(let d): info = d
+            case .notCapture: continue
+            case .unavailable(let e):
+                // S26: present but inaccessible is reported, not hidden.
+                // Only where udev says the node captures video (v4l_id).
+                guard case .access = e, let caps = u.v4lCapabilities, caps.contains(":capture:") else { continue }
+                info = DeviceInfo(id: stableID(u, busInfo: u.syspath), name: u.name ?? u.devnode, node: u.devnode,
+                                  busInfo: "", driver: "", usbVendorID: u.usbVendorID, usbProductID: u.usbProductID,
+                                  type: u.isUSB ? .external : .builtin, position: .unknown,
+                                  unavailableReason: e.message)
+            }
             // Two identical cameras without serial numbers on one path cannot
             // happen, but a clash must still not give two devices one id.
             if let n = seen[info.id] {

@@ -42,14 +42,17 @@ public struct DeviceInfo: Sendable, Equatable {
     public var isMultiplanar: Bool
     /// The built-in synthetic camera.
     public var isSynthetic: Bool
+    /// Why the node cannot be opened (e.g. permission denied); nil when usable.
+    public var unavailableReason: String?
 
     public init(id: String, name: String, node: String, busInfo: String, driver: String,
                 usbVendorID: UInt16 = 0, usbProductID: UInt16 = 0, type: DeviceType,
                 position: CameraPosition, deviceCaps: UInt32 = 0, isMultiplanar: Bool = false,
-                isSynthetic: Bool = false) {
+                isSynthetic: Bool = false, unavailableReason: String? = nil) {
         self.id = id; self.name = name; self.node = node; self.busInfo = busInfo
         self.driver = driver; self.usbVendorID = usbVendorID; self.usbProductID = usbProductID
         self.type = type; self.position = position; self.deviceCaps = deviceCaps
         self.isMultiplanar = isMultiplanar; self.isSynthetic = isSynthetic
+        self.unavailableReason = unavailableReason
     }
 }

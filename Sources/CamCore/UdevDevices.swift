@@ -16,6 +16,10 @@ struct UdevNode {
     var removable: String?
     /// The node sits on a USB device.
     var isUSB: Bool
+    /// udev's ID_V4L_CAPABILITIES, e.g. ":capture:" (from v4l_id).
+    var v4lCapabilities: String? = nil
+    /// sysfs `name` (the card name), readable without opening the node.
+    var name: String? = nil
 }
 
 /// libudev enumeration of the "video4linux" subsystem.
@@ -61,6 +65,8 @@ enum UdevDevices {
             index: Int(attr(dev, "index") ?? "0") ?? 0,
             idSerial: prop("ID_SERIAL"), idSerialShort: prop("ID_SERIAL_SHORT"),
             idPath: prop("ID_PATH"), usbVendorID: 0, usbProductID: 0, removable: nil, isUSB: false)
+        node.v4lCapabilities = prop("ID_V4L_CAPABILITIES")
+        node.name = attr(dev, "name")
         // The parent is owned by the child device: no unref.
         if let usb = udev_device_get_parent_with_subsystem_devtype(dev, "usb", "usb_device") {
             node.isUSB = true

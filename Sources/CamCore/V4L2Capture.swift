@@ -61,7 +61,15 @@ final class V4L2Capture: CaptureBackend {
             throw .notSupported("\(device.node) has no pixel format \(request.fourcc); it offers "
                 + known.map { $0.fourcc.description }.joined(separator: ", "))
         }
-        try setFormat(node, request)
+        do throws(CamError) {
+            try setFormat(node, request)
+        } catch {
+            // S26: EBUSY on S_FMT means another process owns the stream.
+            if case .busy = error {
+                throw .busy("device busy: \(device.node) (\(device.name)) is used by another process (\(error.message))")
+            }
+            throw error
+        }
         // S7: a rate above what the format offers at this size is clamped
         // to the nearest supported one before VIDIOC_S_PARM.
         var rate = request.frameRate
@@ -73,10 +81,16 @@ final class V4L2Capture: CaptureBackend {
         }
         format.frameRate = try setRate(node, rate)
         self.waker = waker
-        do {
+        do throws(CamError) {
             try allocate(node, count: request.bufferCount, waker: waker)
             var t = Int32(bitPattern: bufType)
-            try node.ioctl(CC_VIDIOC_STREAMON, &t, "VIDIOC_STREAMON")
+            let e = node.ioctlErrno(CC_VIDIOC_STREAMON, &t)
+            if e == ENOSPC {
+                // UVC and others: not enough bus bandwidth for this format.
+                throw CamError.noMemory("VIDIOC_STREAMON on \(device.node): not enough bus bandwidth for "
+                    + "\(format.fourcc) \(format.width)x\(format.height); choose a smaller size, rate or a compressed format")
+            }
+            if e != 0 { throw CamError.fromErrno(e, "VIDIOC_STREAMON on \(device.node)") }
         } catch {
             stop()
             throw error

@@ -34,7 +34,7 @@ enum Lists {
         let entry = MemoryLayout<camcore_device_info>.stride
         var strings = 0
         for d in devices {
-            for s in [d.id, d.name, d.node, d.busInfo, d.driver] { strings += s.utf8.count + 1 }
+            for s in [d.id, d.name, d.node, d.busInfo, d.driver, d.unavailableReason ?? ""] { strings += s.utf8.count + 1 }
         }
         let total = head + 16 + entry * devices.count + strings
         guard let block = malloc(total) else { return nil }
@@ -46,11 +46,13 @@ enum Lists {
             var flags: UInt32 = 0
             if d.isMultiplanar { flags |= UInt32(CAMCORE_DEVICE_MULTIPLANAR) }
             if d.isSynthetic { flags |= UInt32(CAMCORE_DEVICE_SYNTHETIC) }
+            if d.unavailableReason != nil { flags |= UInt32(CAMCORE_DEVICE_UNAVAILABLE) }
             infos[i] = camcore_device_info(
                 id: arena.string(d.id), name: arena.string(d.name), node: arena.string(d.node),
                 bus_info: arena.string(d.busInfo), driver: arena.string(d.driver),
                 usb_vendor_id: d.usbVendorID, usb_product_id: d.usbProductID, flags: flags,
-                device_caps: d.deviceCaps, type: d.type.rawValue, position: d.position.rawValue)
+                device_caps: d.deviceCaps, type: d.type.rawValue, position: d.position.rawValue,
+                unavailable_reason: arena.string(d.unavailableReason ?? ""))
         }
         list.pointee = camcore_device_list(count: devices.count, devices: devices.isEmpty ? nil : infos)
         return list

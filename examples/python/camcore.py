@@ -128,6 +128,7 @@ DEVICE_TYPE_BUILTIN, DEVICE_TYPE_EXTERNAL, DEVICE_TYPE_VIRTUAL = 0, 1, 2
 POSITION_UNKNOWN, POSITION_FRONT, POSITION_BACK, POSITION_EXTERNAL = 0, 1, 2, 3
 DEVICE_MULTIPLANAR = 0x1
 DEVICE_SYNTHETIC = 0x2
+DEVICE_UNAVAILABLE = 0x4
 FORMAT_COMPRESSED = 0x1
 FORMAT_EMULATED = 0x2
 FRAME_CORRUPTED = 0x1
@@ -174,6 +175,7 @@ class camcore_device_info(Structure):
         ("device_caps", c_uint32),
         ("type", c_int32),
         ("position", c_int32),
+        ("unavailable_reason", c_char_p),
     ]
 
 
@@ -680,6 +682,8 @@ class DeviceInfo:
     position: str
     multiplanar: bool
     synthetic: bool
+    #: Why the device cannot be opened (e.g. permission denied); "" when usable.
+    unavailable_reason: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1436,7 +1440,8 @@ class Manager:
                     type=_TYPE_NAMES.get(d.type, f"unknown({d.type})"),
                     position=_POSITION_NAMES.get(d.position, f"unknown({d.position})"),
                     multiplanar=bool(d.flags & DEVICE_MULTIPLANAR),
-                    synthetic=bool(d.flags & DEVICE_SYNTHETIC)))
+                    synthetic=bool(d.flags & DEVICE_SYNTHETIC),
+                    unavailable_reason=_s(d.unavailable_reason)))
             return result
         finally:
             _lib.camcore_device_list_free(out)
