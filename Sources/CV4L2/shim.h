@@ -28,6 +28,10 @@ static inline int cc_v4l2_ioctl(int fd, unsigned long request, void *arg) {
 static inline int cc_sys_open(const char *path, int flags) {
     return open(path, flags);
 }
+/* The kernel's ioctl, for a node libv4l2 does not wrap. */
+static inline int cc_sys_ioctl(int fd, unsigned long request, void *arg) {
+    return ioctl(fd, request, arg);
+}
 
 /* VIDIOC_* request numbers. */
 static const unsigned long CC_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
@@ -48,6 +52,14 @@ static const unsigned long CC_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;
 static const unsigned long CC_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
 static const unsigned long CC_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
 static const unsigned long CC_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
+/* Controls and control events (SPEC S27; Sources/CamCore/ControlDevice.swift). */
+static const unsigned long CC_VIDIOC_QUERY_EXT_CTRL = VIDIOC_QUERY_EXT_CTRL;
+static const unsigned long CC_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
+static const unsigned long CC_VIDIOC_G_EXT_CTRLS = VIDIOC_G_EXT_CTRLS;
+static const unsigned long CC_VIDIOC_S_EXT_CTRLS = VIDIOC_S_EXT_CTRLS;
+static const unsigned long CC_VIDIOC_SUBSCRIBE_EVENT = VIDIOC_SUBSCRIBE_EVENT;
+static const unsigned long CC_VIDIOC_UNSUBSCRIBE_EVENT = VIDIOC_UNSUBSCRIBE_EVENT;
+static const unsigned long CC_VIDIOC_DQEVENT = VIDIOC_DQEVENT;
 
 /* Control ids built from class bases (function-like in the header). */
 static const uint32_t CC_V4L2_CID_CAMERA_ORIENTATION = V4L2_CID_CAMERA_ORIENTATION;

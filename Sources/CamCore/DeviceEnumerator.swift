@@ -67,14 +67,18 @@ enum DeviceEnumerator {
     }
 
     /// S2: built from ID_SERIAL (only when the camera has a serial number,
-    /// else identical models would share it) or ID_PATH, and the node index;
+    /// else identical models would share it) or ID_PATH plus bus_info, and
+    /// the node index;
     /// bus_info stands in where udev has no data. Never from /dev/videoN.
     static func stableID(_ u: UdevNode, busInfo: String) -> String {
         let base: String
         if u.idSerialShort != nil, let s = u.idSerial {
             base = "serial-" + s
         } else if let p = u.idPath {
-            base = "path-" + p
+            // Several devices of one parent share ID_PATH (vivid instances,
+            // multi-function boards); bus_info tells them apart and is
+            // bound to the port, not to /dev/videoN.
+            base = "path-" + p + (busInfo.isEmpty ? "" : "+" + busInfo)
         } else {
             base = "bus-" + busInfo
         }

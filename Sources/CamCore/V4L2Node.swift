@@ -17,8 +17,20 @@ final class V4L2Node {
         self.path = path
         let raw = cc_sys_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         if raw < 0 { throw CamError.fromErrno(errno, "open \(path)") }
-        let wrapped = cc_v4l2_fd_open_noconvert(raw)
-        fd = wrapped < 0 ? raw : wrapped
+        fd = raw
+        // libv4l2 wraps single-planar capture nodes (conversion disabled:
+        // the driver's own formats). Multi-planar nodes stay raw: libv4l2's
+        // mplane plugin would disguise them as single-planar, hide
+        // data_offset and print to stdout; unwrapped fds pass through
+        // libv4l2's ioctl/mmap to the kernel unchanged.
+        var cap = v4l2_capability()
+        if cc_sys_ioctl(raw, CC_VIDIOC_QUERYCAP, &cap) == 0 {
+            let caps = cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? cap.device_caps : cap.capabilities
+            if caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 {
+                let wrapped = cc_v4l2_fd_open_noconvert(raw)
+                if wrapped >= 0 { fd = wrapped }
+            }
+        }
     }
 
     deinit { close() }

@@ -89,9 +89,12 @@ struct DeviceIdentityTests {
                 == "v4l2:serial-Logi_C920_ABC:0")
         // A serial without a serial number (model only) is not unique: use the port.
         #expect(DeviceEnumerator.stableID(node(serial: "Logi_C920", path: "pci-0000:00:14.0-usb-0:1:1.0", index: 1), busInfo: "b")
-                == "v4l2:path-pci-0000:00:14.0-usb-0:1:1.0:1")
+                == "v4l2:path-pci-0000:00:14.0-usb-0:1:1.0+b:1")
         #expect(DeviceEnumerator.stableID(node(), busInfo: "platform:vivid-000") == "v4l2:bus-platform:vivid-000:0")
         #expect(!DeviceEnumerator.stableID(node(path: "p"), busInfo: "b").contains("video7"))
+        // Two vivid instances share ID_PATH; bus_info keeps their ids apart.
+        #expect(DeviceEnumerator.stableID(node(path: "platform-vivid.0"), busInfo: "platform:vivid-000")
+                != DeviceEnumerator.stableID(node(path: "platform-vivid.0"), busInfo: "platform:vivid-001"))
     }
 
     @Test func test_S2_type_and_position() {

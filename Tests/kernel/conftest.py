@@ -7,6 +7,7 @@ a handful of modprobes. Outside the guest every test here is skipped.
 """
 from __future__ import annotations
 
+import faulthandler
 import os
 import subprocess
 import time
@@ -111,6 +112,33 @@ def vivid_webcam():
 def vivid_mplane():
     """Two multi-planar webcam-like vivid capture devices."""
     return _use(VIVID_MPLANE)
+
+
+# A hung test (say, a stop() that never returns) must not eat the whole guest
+# run: dump every thread's stack and end pytest; guest.sh still reports.
+PER_TEST_TIMEOUT = 150
+
+
+_hang_file = None
+
+
+@pytest.fixture(autouse=True)
+def _hang_guard(request):
+    global _hang_file
+    if IN_GUEST:
+        # pytest captures fd 2 during a test: write the stacks to a file guest.sh shows.
+        if _hang_file is None:
+            path = os.path.join(os.environ.get("CAMCORE_RESULTS", "/tmp"), "hang-traceback.txt")
+            _hang_file = open(path, "w")
+        _hang_file.seek(0)
+        _hang_file.truncate()
+        _hang_file.write(f"last test started: {request.node.nodeid} "
+                         f"(thread stacks follow if it ran over {PER_TEST_TIMEOUT} s)\n")
+        _hang_file.flush()
+        faulthandler.dump_traceback_later(PER_TEST_TIMEOUT, exit=True, file=_hang_file)
+    yield
+    if IN_GUEST:
+        faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(scope="session")

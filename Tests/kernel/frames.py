@@ -3,10 +3,8 @@ on_frame callback, then check them against what the driver says."""
 from __future__ import annotations
 
 import dataclasses
-import re
 import threading
 import time
-from fractions import Fraction
 from typing import List, Optional
 
 import numpy as np
@@ -20,26 +18,10 @@ class Run:
     arrivals: List[int]          # time.monotonic_ns() when each callback ran
     fmt: object                  # cap.format read while streaming
     stats: object                # cap.stats read while streaming
-    driver: dict                 # v4l2-ctl --get-fmt-video --get-parm while streaming
+    driver: v4l.DriverFormat     # VIDIOC_G_FMT/G_PARM from another fd while streaming
     late_callbacks: int          # callbacks that ran after stop() returned
     errors: list
     started_ns: int
-
-
-def driver_format(node: str) -> dict:
-    """The format and rate as the driver holds them (from another process: v4l2-ctl)."""
-    out = v4l.v4l2_ctl("-d", node, "--get-fmt-video", "--get-parm")
-    d: dict = {"strides": [], "sizes": []}
-    if m := re.search(r"Width/Height\s*:\s*(\d+)/(\d+)", out):
-        d["width"], d["height"] = int(m.group(1)), int(m.group(2))
-    if m := re.search(r"Pixel Format\s*:\s*'(.+?)'", out):
-        d["fourcc"] = v4l.fourcc_from_ctl(m.group(1))
-    d["strides"] = [int(x) for x in re.findall(r"Bytes per Line\s*:\s*(\d+)", out)]
-    d["sizes"] = [int(x) for x in re.findall(r"Size Image\s*:\s*(\d+)", out)]
-    if m := re.search(r"Frames per second:\s*[\d.]+\s*\((\d+)/(\d+)\)", out):
-        d["fps"] = Fraction(int(m.group(1)), int(m.group(2)))
-    d["text"] = out
-    return d
 
 
 def collect(cap, node: str, n: int, fourcc: str, width: int, height: int, fps=30,
@@ -71,7 +53,7 @@ def collect(cap, node: str, n: int, fourcc: str, width: int, height: int, fps=30
     try:
         assert cap.streaming
         fmt = cap.format
-        driver = driver_format(node)
+        driver = v4l.driver_format(node)
         done.wait(timeout)
         stats = cap.stats
     finally:
@@ -90,10 +72,9 @@ def check_run(run: Run, n: int, fourcc: str, width: int, height: int) -> None:
 
     fmt, drv = run.fmt, run.driver
     assert (fmt.fourcc, fmt.width, fmt.height) == (fourcc, width, height)
-    assert (drv["fourcc"], drv["width"], drv["height"]) == \
-        (v4l.fourcc_from_ctl(fourcc), width, height), drv["text"]
-    assert fmt.strides[0] == drv["strides"][0], (fmt, drv["text"])
-    assert fmt.fps == drv.get("fps"), f"applied rate {fmt.fps}, driver {drv.get('fps')}"
+    assert (drv.fourcc, drv.width, drv.height) == (v4l.fourcc_from_ctl(fourcc), width, height), drv
+    assert fmt.strides[0] == drv.strides[0], (fmt, drv)
+    assert fmt.fps == drv.fps, f"applied rate {fmt.fps}, driver {drv.fps}"
     assert fmt.buffer_count >= 2
     assert run.stats.frames_delivered >= n
     assert run.stats.frames_corrupted == 0

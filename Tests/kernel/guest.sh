@@ -40,16 +40,26 @@ export PYTHONUNBUFFERED=1
 unset CAMCORE_SYNTHETIC_CAMERA
 
 # No cache (read-only tree); no hypothesis/benchmark plugins (slow to import, unused here).
-"$py" -m pytest -p no:cacheprovider -p no:hypothesispytest -p no:benchmark -rA -v --color=no \
+"$py" -m pytest -p no:cacheprovider -p no:hypothesispytest -p no:benchmark -rA -v --color=no --durations=6 \
     --junitxml="$res/junit.xml" "$tests" "$@" 2>&1 | tee "$res/pytest.log"
 status=${PIPESTATUS[0]}
 
 # A short summary for the host: the per-test outcome lines and pytest's last line.
-{
-  sed -n '/short test summary info/,$p' "$res/pytest.log" | grep -E '^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)' || true
-  tail -n 1 "$res/pytest.log"
-} > "$res/summary.txt"
+if grep -q 'short test summary info' "$res/pytest.log"; then
+  {
+    sed -n '/short test summary info/,$p' "$res/pytest.log" | grep -E '^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)'
+    tail -n 1 "$res/pytest.log"
+  } > "$res/summary.txt"
+else
+  {
+    echo "pytest did not finish (exit $status); its last lines:"
+    tail -n 5 "$res/pytest.log"
+    [ -s "$res/hang-traceback.txt" ] && head -n 40 "$res/hang-traceback.txt"
+  } > "$res/summary.txt"
+  [ "$status" = 0 ] && status=1
+fi
 
+dmesg > "$res/dmesg.txt" 2>/dev/null
 modprobe -r vivid 2>/dev/null
 echo "guest: done, up $(cut -d' ' -f1 /proc/uptime) s"
 exit "$status"

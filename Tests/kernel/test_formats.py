@@ -16,8 +16,7 @@ def check_formats_match_driver(camcore, device) -> int:
     with camcore.Manager() as m:
         formats = m.formats(device.id)
     node = device.node
-    mplane = bool(device.device_caps & v4l.V4L2_CAP_VIDEO_CAPTURE_MPLANE)
-    buf_type = v4l.V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE if mplane else v4l.V4L2_BUF_TYPE_VIDEO_CAPTURE
+    buf_type = v4l.capture_buf_type(v4l.querycap(node).device_caps)  # the driver's, not camcore's
 
     # FourCCs: same set, in the driver's ENUM_FMT order.
     ctl = v4l.list_formats(node)

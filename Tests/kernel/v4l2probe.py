@@ -13,6 +13,7 @@ import re
 import stat
 import struct
 import subprocess
+from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 # linux/videodev2.h
@@ -38,8 +39,12 @@ def _ioc(direction: int, nr: int, size: int) -> int:
 
 _CAP_FMT = "16s32s32sIII3I"            # struct v4l2_capability, 104 bytes
 _FMTDESC_FMT = "III32sII3I"            # struct v4l2_fmtdesc, 64 bytes
+_FORMAT_SIZE = 208                     # struct v4l2_format (type, pad, 200-byte union)
+_STREAMPARM_SIZE = 204                 # struct v4l2_streamparm
 VIDIOC_QUERYCAP = _ioc(2, 0, struct.calcsize(_CAP_FMT))
 VIDIOC_ENUM_FMT = _ioc(3, 2, struct.calcsize(_FMTDESC_FMT))
+VIDIOC_G_FMT = _ioc(3, 4, _FORMAT_SIZE)
+VIDIOC_G_PARM = _ioc(3, 21, _STREAMPARM_SIZE)
 
 
 def _cstr(b: bytes) -> str:
@@ -86,6 +91,52 @@ def enum_fmt(node: str, buf_type: int) -> List[Tuple[int, int, str]]:
     return out
 
 
+def capture_buf_type(caps: int) -> int:
+    mplane = caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE and not caps & V4L2_CAP_VIDEO_CAPTURE
+    return V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE if mplane else V4L2_BUF_TYPE_VIDEO_CAPTURE
+
+
+@dataclasses.dataclass(frozen=True)
+class DriverFormat:
+    """VIDIOC_G_FMT + VIDIOC_G_PARM as the driver holds them right now."""
+    fourcc: int
+    width: int
+    height: int
+    strides: List[int]       # bytesperline per memory plane
+    sizes: List[int]         # sizeimage per memory plane (includes data_offset)
+    fps: Optional[Fraction]  # 1 / timeperframe
+
+
+def driver_format(node: str) -> DriverFormat:
+    """Reads the current format and rate from another open file of the node
+    (allowed while someone else streams)."""
+    buf_type = capture_buf_type(querycap(node).device_caps)
+    fd = os.open(node, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        f = bytearray(_FORMAT_SIZE)
+        struct.pack_into("I", f, 0, buf_type)
+        fcntl.ioctl(fd, VIDIOC_G_FMT, f)
+        p = bytearray(_STREAMPARM_SIZE)
+        struct.pack_into("I", p, 0, buf_type)
+        fcntl.ioctl(fd, VIDIOC_G_PARM, p)
+    finally:
+        os.close(fd)
+    if buf_type == V4L2_BUF_TYPE_VIDEO_CAPTURE:
+        w, h, pixfmt, _field, bpl, size = struct.unpack_from("6I", f, 8)
+        strides, sizes = [bpl], [size]
+    else:
+        w, h, pixfmt = struct.unpack_from("3I", f, 8)
+        nplanes = f[8 + 20 + 8 * 20]
+        strides, sizes = [], []
+        for i in range(nplanes):
+            size, bpl = struct.unpack_from("II", f, 8 + 20 + 20 * i)
+            sizes.append(size)
+            strides.append(bpl)
+    num, den = struct.unpack_from("II", p, 12)
+    fps = Fraction(den, num) if num and den else None
+    return DriverFormat(pixfmt, w, h, strides, sizes, fps)
+
+
 def is_capture(caps: int) -> bool:
     """A camera-like capture node: video capture (single- or multi-planar), not touch or m2m."""
     if not caps & (V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE):
@@ -125,9 +176,7 @@ def capture_nodes() -> List[str]:
     for n in v4l_nodes():
         if n.caps is None or not is_capture(n.caps.device_caps):
             continue
-        mplane = bool(n.caps.device_caps & V4L2_CAP_VIDEO_CAPTURE_MPLANE)
-        t = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE if mplane else V4L2_BUF_TYPE_VIDEO_CAPTURE
-        if enum_fmt(n.devnode, t):
+        if enum_fmt(n.devnode, capture_buf_type(n.caps.device_caps)):
             out.append(n.devnode)
     return sorted(out, key=node_order)
 
