@@ -19,8 +19,16 @@ let package = Package(
         .systemLibrary(
             name: "CUdev", path: "Sources/CUdev", pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]),
+        // libyuv (pixel conversion, SPEC S8); Debian 12 ships no .pc file for it.
+        .systemLibrary(
+            name: "CYuv", path: "Sources/CYuv",
+            providers: [.apt(["libyuv-dev"])]),
+        // libjpeg-turbo's TurboJPEG API (MJPEG decoding, SPEC S8).
+        .systemLibrary(
+            name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
         // The engine: pure Swift, no C-ABI types in its API.
-        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev"]),
+        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG"]),
         // Only the @_cdecl exports and handle boxing.
         .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"], exclude: ["exports.map"]),
         .testTarget(name: "CamCoreTests", dependencies: ["CamCore"]),

@@ -673,7 +673,12 @@ typedef struct camcore_capture_config {
      * _NV12, _YUYV, _RGB24, _BGR24, _RGBA, or CAMCORE_FOURCC_NATIVE (the
      * default) for the driver's buffers as they are, zero-copy. Conversion
      * (and MJPEG decoding) uses libyuv and libjpeg-turbo, BT.601 limited
-     * range, on the capture thread, into camcore's own buffers.
+     * range, on the capture thread, into camcore's own buffers (one per
+     * capture buffer; the driver's buffer is requeued at once). YUV output
+     * decoded from MJPEG keeps the JPEG's full-range (JFIF) values, as
+     * libyuv's MJPGToI420 does; RGB output from MJPEG uses the JPEG colour
+     * formula. A frame that cannot be converted (corrupt or truncated JPEG)
+     * is dropped and counted in frames_corrupted.
      * Added in 0.1: a struct_size that ends before it means native.
      */
     uint32_t output_fourcc;

@@ -29,10 +29,13 @@ public final class Capturer: @unchecked Sendable {
     /// Timestamps of the last frames, for the measured rate (capture thread only).
     private let stamps = UnsafeMutablePointer<UInt64>.allocate(capacity: 32)
     private let stopRequested = Atomic<Bool>(false)
+    /// The device's controls (S27), on its fd; see CameraControls.swift.
+    public let controls: CameraControls
 
     init(device: DeviceInfo, backend: CaptureBackend) {
         self.device = device
         self.backend = backend
+        controls = CameraControls(device: device, fileDescriptor: backend.fileDescriptor)
     }
 
     deinit {
@@ -85,16 +88,32 @@ public final class Capturer: @unchecked Sendable {
             if fmt.width != request.width || fmt.height != request.height { fmt.adjustments.insert(.size) }
             if let want = request.frameRate, fmt.frameRate != want { fmt.adjustments.insert(.rate) }
             if fmt.fourcc != request.fourcc { fmt.adjustments.insert(.format) }
+            // S8: an output format other than the driver's goes through a
+            // converter into camcore's own buffers.
+            var conversion: Conversion?
             if let out = request.output, out != fmt.fourcc {
-                backend.stop()
-                throw CamError.notSupported("conversion from \(fmt.fourcc) to \(out) is not available yet")
+                do throws(CamError) {
+                    let conv = try PixelConverter(source: fmt.fourcc, width: fmt.width, height: fmt.height, target: out)
+                    let pool = HeapBuffers(count: fmt.bufferCount, waker: waker)
+                    for _ in 0..<fmt.bufferCount {
+                        pool.memory.append(UnsafeMutableRawPointer.allocate(byteCount: max(conv.outputBytes, 1), alignment: 64))
+                    }
+                    conversion = Conversion(converter: conv, pool: pool)
+                    fmt.fourcc = out
+                    fmt.strides = conv.outputStrides
+                    fmt.frameBytes = conv.outputBytes
+                } catch {
+                    backend.stop()
+                    throw error
+                }
             }
             counters.withLock { $0 = CaptureStats() }
             stopRequested.store(false, ordering: .releasing)
             running.store(true, ordering: .releasing)
             do throws(CamError) {
                 let thread = try CaptureThread { [self] in
-                    captureLoop(onFrame: onFrame, onError: onError)
+                    captureLoop(conversion, onFrame: onFrame, onError: onError)
+                    conversion?.pool.finishStreaming()
                 }
                 session.withLock { $0.thread = thread; $0.waker = waker; $0.format = fmt }
             } catch {
@@ -105,8 +124,24 @@ public final class Capturer: @unchecked Sendable {
         }
     }
 
+    /// A converter and the buffers it writes into (S8).
+    struct Conversion {
+        let converter: PixelConverter
+        let pool: HeapBuffers
+        /// A buffer the app does not hold, or nil when all are held.
+        func freeSlot(after last: inout Int) -> Int? {
+            let n = pool.memory.count
+            for i in 0..<n {
+                let s = (last + 1 + i) % n
+                if !pool.isHeld(s) { last = s; return s }
+            }
+            return nil
+        }
+    }
+
     /// The capture thread: wait, deliver, requeue, until stopped or failed.
-    private func captureLoop(onFrame: FrameHandler, onError: ErrorHandler) {
+    private func captureLoop(_ conversion: Conversion?, onFrame: FrameHandler, onError: ErrorHandler) {
+        var lastOut = -1
         pthread_setspecific(Self.captureKey, Unmanaged.passUnretained(self).toOpaque())
         defer { pthread_setspecific(Self.captureKey, nil) }
         var lastSequence: UInt32? = nil
@@ -117,6 +152,7 @@ public final class Capturer: @unchecked Sendable {
                 continue
             case .woken:
                 requeueReleased()
+                _ = conversion?.pool.takePending()
             case .failed(let error):
                 running.store(false, ordering: .releasing)
                 if !stopRequested.load(ordering: .acquiring) { onError(error) }
@@ -128,6 +164,33 @@ public final class Capturer: @unchecked Sendable {
                     if frame.droppedBefore > 1 << 30 { frame.droppedBefore = 0 }
                 }
                 lastSequence = frame.sequence
+                if let c = conversion {
+                    // Convert into a free output buffer, give the driver its
+                    // buffer back at once, deliver the converted frame.
+                    let source = frame
+                    let slot = c.freeSlot(after: &lastOut)
+                    let ok = slot.map { c.converter.convert(source, into: c.pool.memory[$0]) } ?? false
+                    do { try backend.requeue(source.slot) } catch {
+                        running.store(false, ordering: .releasing)
+                        if !stopRequested.load(ordering: .acquiring) { onError(error) }
+                        return
+                    }
+                    guard ok, let slot else {
+                        // All output buffers held (a drop) or undecodable
+                        // input (corrupted): counted, never delivered.
+                        counters.withLock {
+                            $0.dropped += UInt64(source.droppedBefore)
+                            if slot == nil { $0.dropped += 1 } else { $0.corrupted += 1 }
+                        }
+                        continue
+                    }
+                    let out = c.converter.outputPlanes(c.pool.memory[slot])
+                    var converted = Frame(fourcc: c.converter.target, width: source.width, height: source.height,
+                                          planeCount: out.count, planes: out.planes, timestampNs: source.timestampNs,
+                                          sequence: source.sequence, flags: source.flags, pool: c.pool, slot: slot)
+                    converted.droppedBefore = source.droppedBefore
+                    frame = converted
+                }
                 let corrupted = frame.flags.contains(.corrupted)
                 stamps[stampCount % 32] = frame.timestampNs
                 stampCount += 1
@@ -145,7 +208,7 @@ public final class Capturer: @unchecked Sendable {
                 }
                 onFrame(frame)
                 let pool = frame.pool, slot = frame.slot
-                if pool?.finishDelivery(slot) ?? true {
+                if pool?.finishDelivery(slot) ?? true, conversion == nil {
                     do { try backend.requeue(slot) } catch {
                         running.store(false, ordering: .releasing)
                         if !stopRequested.load(ordering: .acquiring) { onError(error) }
@@ -189,6 +252,7 @@ public final class Capturer: @unchecked Sendable {
     /// Closing twice is fine. Errors: wouldDeadlock (from the callback).
     public func close() throws(CamError) {
         if onCaptureThread() { throw .wouldDeadlock("close() called from this capturer's own callback") }
+        try controls.close()  // joins the control-event thread before the fd closes
         operations.withLock { _ in
             stopLocked()
             let wasOpen = session.withLock { s in

@@ -1744,14 +1744,14 @@ static void test_S23_retained_frame_unchanged(void)
         CHECK(kept->planes[0].length == c->copy_len &&
                   memcmp(kept->planes[0].data, c->copy, c->copy_len) == 0,
               "retained frame's bytes changed after 10 more frames: buffer reused");
-        /* Retains nest: retain again, release once, still valid. The
-         * header says retain returns "frame itself"; whatever it returns is
-         * what gets released, so a copy would not end `kept`'s life. */
+        /* Retains nest: each retain returns its own pointer to release
+         * once (header); releasing the second leaves `kept` valid. */
         {
             const camcore_frame *again = camcore_frame_retain(kept);
-            CHECK(again == kept, "retain of a retained frame returned %p, expected the frame "
-                  "itself (%p)", (const void *)again, (const void *)kept);
             CHECK(again != NULL, "retain of a retained frame returned NULL");
+            CHECK(again != kept, "retain of a retained frame returned the same pointer: one release would end both");
+            CHECK(again && again->sequence == kept->sequence && again->planes[0].data == kept->planes[0].data,
+                  "the second retain describes another frame");
             camcore_frame_release(again);
         }
         CHECK(wait_for(c, &c->total, 18, 5000), "frames stopped");

@@ -1,0 +1,758 @@
+import CTurboJPEG
+import CYuv
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Converts frames of one source format and size into one output format
+/// (SPEC S8), with libyuv for raw formats and libjpeg-turbo's TurboJPEG for
+/// MJPEG. No conversion is written by hand here: every pixel goes through a
+/// libyuv or TurboJPEG call; this type only chooses the calls and checks
+/// the buffers.
+///
+/// **Targets** (V4L2 FourCC, output layout, all tightly packed, rows
+/// top-down, planes one after the other in `destination`):
+/// - `YU12` (I420): Y `w`×`h`, then U and V, each `⌈w/2⌉`×`⌈h/2⌉`.
+/// - `NV12`: Y `w`×`h`, then interleaved UV rows of `2⌈w/2⌉` bytes, `⌈h/2⌉` rows.
+/// - `YUYV`: one plane, `4⌈w/2⌉` bytes per row (Y0 U Y1 V).
+/// - `RGB3` (RGB24): bytes R, G, B; `3w` per row (libyuv calls this "RAW").
+/// - `BGR3` (BGR24): bytes B, G, R; `3w` per row (libyuv "RGB24").
+/// - `AB24` (V4L2_PIX_FMT_RGBA32): bytes R, G, B, A; `4w` per row (libyuv
+///   "ABGR"). Alpha is the source's alpha for formats that carry one
+///   (`AR24`, `AB24`, `BA24`, `RA24`, `AR15`, `AR12`) and 255 otherwise
+///   (the `X` formats' padding byte is never passed off as alpha).
+///
+/// **Sources**: packed 4:2:2 (`YUYV`, `YVYU`, `UYVY`, `VYUY`), planar
+/// (`YU12`, `YV12`, `422P` and the multi-planar `YM12`, `YM21`, `YM16`,
+/// `YM61`, `YM24`, `YM42`), semi-planar (`NV12`, `NV21`, `NV16`, `NV61`,
+/// `NV24`, `NV42`, `NM12`, `NM21`, `NM16`, `NM61`), `GREY`, 24-bit RGB
+/// (`RGB3`, `BGR3`), 32-bit RGB (`AR24`, `XR24`, `AB24`, `XB24`, `BA24`,
+/// `BX24`, `RA24`, `RX24`, `BGR4`, `RGB4`), 16-bit RGB (`RGBP`, `RGBO`,
+/// `AR15`, `XR15`, `R444`, `AR12`, `XR12`), and `MJPG`/`JPEG`. Bayer and
+/// other formats libyuv lacks throw `CamError.notSupported`.
+///
+/// **Route**: at init the converter picks the cheapest chain of libyuv calls
+/// from the source layout to the target (one call for the common paths:
+/// YUYV→I420 is `YUY2ToI420`, YUYV→NV12 `YUY2ToNV12`, NV12→I420
+/// `NV12ToI420`); chains that need an intermediate image use scratch
+/// buffers allocated at init. `route` names the calls.
+///
+/// **Colour**: YUV↔RGB uses libyuv's default, BT.601 limited range
+/// (Y 16–235). `GREY` is intensity: grey level v becomes RGB (v, v, v) and
+/// Y = v. MJPEG is special: JPEG (JFIF) YCbCr is BT.601 *full* range. To a
+/// YUV target the JPEG's samples are passed through unchanged (as libyuv's
+/// own `MJPGToI420` does), so I420/NV12/YUYV from MJPEG are full range; to
+/// an RGB target TurboJPEG converts with the JFIF matrix, so the colours
+/// are right.
+///
+/// **MJPEG**: plane 0 holds the JPEG, its `length` the bytes used (trailing
+/// zero padding is allowed). The JPEG is decoded at its own chroma
+/// subsampling (4:2:0 straight into the destination when the target is
+/// I420), then libyuv converts; RGB targets are decoded straight into the
+/// destination by TurboJPEG. A JPEG whose size differs from the configured
+/// size, one without its end-of-image marker (truncated), one TurboJPEG
+/// rejects, or one that decodes with a warning other than "extraneous bytes
+/// before marker" (a common, harmless camera quirk) is corrupt.
+///
+/// **Errors**: `init` throws `CamError.notSupported` when source→target is
+/// impossible and `CamError.invalidArgument` for a size outside 1...16384.
+/// `convert` returns false for a corrupt or short frame (wrong FourCC or
+/// size, missing plane, stride below the row size, plane shorter than its
+/// rows, bad JPEG); the caller flags the frame corrupted or drops it. No
+/// input makes it crash or write outside `destination`.
+///
+/// **Cost**: nothing is allocated per frame by this type (libjpeg's own
+/// per-decode pools aside). One converter serves one capture thread: calls
+/// to `convert` must not overlap (the scratch buffers and the TurboJPEG
+/// handle are shared state); the object may be handed between threads.
+final class PixelConverter: @unchecked Sendable {
+    /// The source format and size frames must have.
+    let source: FourCC
+    let width: Int
+    let height: Int
+    /// The output format.
+    let target: FourCC
+    /// Bytes per row of each output plane (tightly packed): I420
+    /// `[w, ⌈w/2⌉, ⌈w/2⌉]`, NV12 `[w, 2⌈w/2⌉]`, YUYV `[4⌈w/2⌉]`,
+    /// RGB3/BGR3 `[3w]`, AB24 `[4w]`.
+    let outputStrides: [Int]
+    /// Bytes of one output frame; `destination` must be this long.
+    let outputBytes: Int
+    /// The libyuv calls a raw frame goes through, in order, e.g.
+    /// `["YUY2ToI420"]`. For MJPEG: the TurboJPEG call, then the calls
+    /// after a 4:2:0 decode (other subsamplings use their own chains).
+    let route: [String]
+
+    private let sourceLayout: PixelLayout
+    private let targetLayout: PixelLayout
+    /// Source planes 1 and 2 are V and U (YV12, YM21, YM61, YM42).
+    private let swapSourceUV: Bool
+    /// Raw sources: the chain; each step writes a scratch image, the last one the destination.
+    private let steps: [Step]
+    /// MJPEG: the chains after decoding, by the decoded layout.
+    private let jpegSteps: [PixelLayout: [Step]]
+    private let scratch: UnsafeMutableRawPointer?
+    private let jpegScratch: UnsafeMutableRawPointer?
+    private let tj: tjhandle?
+    private let tjPlanes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
+    private let tjStrides: UnsafeMutablePointer<Int32>
+
+    /// One libyuv call of a chain and where it writes (nil: the destination).
+    private struct Step {
+        let edge: ConversionCall
+        let output: PixelImage?
+    }
+
+    /// Throws `CamError.notSupported` when `source`→`target` is impossible,
+    /// `CamError.invalidArgument` for a size outside 1...16384, and
+    /// `CamError.noMemory` when TurboJPEG cannot start.
+    init(source: FourCC, width: Int, height: Int, target: FourCC) throws(CamError) {
+        guard (1...16384).contains(width), (1...16384).contains(height) else {
+            throw .invalidArgument("conversion size \(width)x\(height) is outside 1...16384")
+        }
+        guard let to = PixelLayout.target(target) else {
+            throw .notSupported("output pixel format \(target) is not one of YU12, NV12, YUYV, RGB3, BGR3, AB24")
+        }
+        self.source = source; self.width = width; self.height = height; self.target = target
+        targetLayout = to
+        outputStrides = (0..<to.planeCount).map { to.rowBytes($0, width) }
+        outputBytes = to.bytes(width, height)
+        tjPlanes = .allocate(capacity: 3); tjPlanes.initialize(repeating: nil, count: 3)
+        tjStrides = .allocate(capacity: 3); tjStrides.initialize(repeating: 0, count: 3)
+
+        if source == .mjpeg || source == .jpeg {
+            sourceLayout = .i420; swapSourceUV = false; steps = []
+            if to.isRGB {
+                // TurboJPEG decodes straight into the destination.
+                jpegSteps = [:]; jpegScratch = nil; scratch = nil
+                route = ["tjDecompress2"]
+            } else {
+                let decodedLayouts: [PixelLayout] = [.i420, .i422, .i444, .i400, .argb]
+                var plans: [[ConversionCall]] = []
+                for decoded in decodedLayouts {
+                    guard let plan = ConversionGraph.plan(from: decoded, to: to) else {
+                        tjPlanes.deallocate(); tjStrides.deallocate()
+                        throw .notSupported("no conversion from decoded JPEG (\(decoded)) to \(target)")
+                    }
+                    plans.append(plan)
+                }
+                let (buffer, images) = Self.allocateScratch(plans, width, height)
+                scratch = buffer
+                var all: [PixelLayout: [Step]] = [:]
+                for (i, decoded) in decodedLayouts.enumerated() {
+                    all[decoded] = Self.steps(plans[i], images[i])
+                }
+                jpegSteps = all
+                // Room for Y (padded to the sampling unit), native chroma up to
+                // 4:4:4, I420 chroma (4:4:0 and 4:1:1 are resampled to it), or
+                // a BGRX decode of an RGB JPEG.
+                let cw = (width + 1) / 2, ch = (height + 1) / 2
+                let paddedY = ((width + 3) & ~3) * ((height + 1) & ~1)
+                let jpegBytes = max(paddedY + 2 * width * height + 2 * cw * ch + 64, 4 * width * height)
+                jpegScratch = .allocate(byteCount: jpegBytes, alignment: 64)
+                route = ["tjDecompressToYUVPlanes"] + (to == .i420 ? [] : plans[0].map(\.name))
+            }
+            guard let handle = tjInitDecompress() else {
+                scratch?.deallocate(); jpegScratch?.deallocate()
+                tjPlanes.deallocate(); tjStrides.deallocate()
+                throw .noMemory("TurboJPEG: \(String(cString: tjGetErrorStr2(nil)))")
+            }
+            tj = handle
+        } else {
+            guard let (from, swap) = PixelLayout.source(source) else {
+                tjPlanes.deallocate(); tjStrides.deallocate()
+                throw .notSupported("no converter for pixel format \(source)")
+            }
+            guard let plan = ConversionGraph.plan(from: from, to: to) else {
+                tjPlanes.deallocate(); tjStrides.deallocate()
+                throw .notSupported("no conversion from \(source) to \(target)")
+            }
+            sourceLayout = from; swapSourceUV = swap
+            let (buffer, images) = Self.allocateScratch([plan], width, height)
+            scratch = buffer
+            steps = Self.steps(plan, images[0])
+            jpegSteps = [:]; jpegScratch = nil; tj = nil
+            route = plan.map(\.name)
+        }
+    }
+
+    deinit {
+        scratch?.deallocate()
+        jpegScratch?.deallocate()
+        if let tj { tjDestroy(tj) }
+        tjPlanes.deallocate()
+        tjStrides.deallocate()
+    }
+
+    /// Converts `frame` into `destination` (`outputBytes` long, laid out
+    /// as `outputStrides` say). Returns false, leaving `destination` with
+    /// undefined content, when the frame is corrupt or short (see the type's
+    /// doc); never crashes on garbage input.
+    func convert(_ frame: Frame, into destination: UnsafeMutableRawPointer) -> Bool {
+        guard frame.fourcc == source, frame.width == width, frame.height == height else { return false }
+        let out = targetLayout.image(destination, width, height)
+        if tj != nil { return decodeJPEG(frame.plane(0), into: out) }
+        guard let input = inputImage(frame) else { return false }
+        return run(steps, input, out)
+    }
+
+    /// The output planes in `destination`, split like PlaneLayout splits a
+    /// capture buffer: I420 → Y, U, V; NV12 → Y, UV; packed formats → one.
+    func outputPlanes(_ destination: UnsafeMutableRawPointer) -> (planes: (Plane, Plane, Plane), count: Int) {
+        var planes = (Plane.empty, Plane.empty, Plane.empty)
+        var offset = 0
+        for i in 0..<targetLayout.planeCount {
+            let stride = targetLayout.rowBytes(i, width)
+            let p = Plane(base: destination + offset, stride: stride,
+                          length: stride * targetLayout.rows(i, height))
+            offset += p.length
+            switch i {
+            case 0: planes.0 = p
+            case 1: planes.1 = p
+            default: planes.2 = p
+            }
+        }
+        return (planes, targetLayout.planeCount)
+    }
+
+    // MARK: - Raw frames
+
+    /// The frame's planes as a libyuv image, or nil when any is missing or short.
+    private func inputImage(_ frame: Frame) -> PixelImage? {
+        let layout = sourceLayout
+        var p0 = frame.plane(0), p1 = frame.plane(1), p2 = frame.plane(2)
+        if layout.planeCount > 1 && frame.planeCount == 1 {
+            // The whole frame in one buffer: chroma planes follow the luma.
+            guard let base = p0.base, p0.length >= 0 else { return nil }
+            let used = p0.length, s0 = p0.stride
+            let s1 = layout.contiguousChromaStride(s0)
+            let o1 = s0 * height
+            let l1 = s1 * layout.rows(1, height)
+            p0 = Plane(base: base, stride: s0, length: min(used, o1))
+            p1 = Plane(base: base + min(o1, used), stride: s1, length: max(0, min(used - o1, l1)))
+            if layout.planeCount > 2 {
+                let o2 = o1 + l1
+                p2 = Plane(base: base + min(o2, used), stride: s1, length: max(0, min(used - o2, l1)))
+            }
+        } else if frame.planeCount < layout.planeCount {
+            return nil
+        }
+        if swapSourceUV { swap(&p1, &p2) }
+        guard let b0 = check(p0, 0) else { return nil }
+        var image = PixelImage(p0: b0, s0: Int32(p0.stride))
+        if layout.planeCount > 1 {
+            guard let b1 = check(p1, 1) else { return nil }
+            image.p1 = b1; image.s1 = Int32(p1.stride)
+        }
+        if layout.planeCount > 2 {
+            guard let b2 = check(p2, 2) else { return nil }
+            image.p2 = b2; image.s2 = Int32(p2.stride)
+        }
+        return image
+    }
+
+    /// The plane's bytes when it holds `rows` rows of `rowBytes` at its stride.
+    private func check(_ p: Plane, _ index: Int) -> UnsafeMutablePointer<UInt8>? {
+        let rowBytes = sourceLayout.rowBytes(index, width)
+        let rows = sourceLayout.rows(index, height)
+        guard let base = p.base, p.stride >= rowBytes, p.stride <= Int(Int32.max),
+              p.length >= p.stride * (rows - 1) + rowBytes else { return nil }
+        return base.assumingMemoryBound(to: UInt8.self)
+    }
+
+    private func run(_ steps: [Step], _ input: PixelImage, _ destination: PixelImage) -> Bool {
+        var current = input
+        let w = Int32(width), h = Int32(height)
+        for step in steps {
+            let output = step.output ?? destination
+            guard step.edge.call(current, output, w, h) == 0 else { return false }
+            current = output
+        }
+        return true
+    }
+
+    // MARK: - MJPEG
+
+    private func decodeJPEG(_ plane: Plane, into destination: PixelImage) -> Bool {
+        guard let tj, let base = plane.base, plane.length > 4 else { return false }
+        let jpeg = UnsafePointer(base.assumingMemoryBound(to: UInt8.self))
+        // Drop zero padding after the image; a JPEG without its end marker is truncated.
+        var size = plane.length
+        while size > 2 && jpeg[size - 1] == 0 { size -= 1 }
+        guard jpeg[0] == 0xFF, jpeg[1] == 0xD8, jpeg[size - 2] == 0xFF, jpeg[size - 1] == 0xD9 else {
+            return false
+        }
+        var w: Int32 = 0, h: Int32 = 0, subsamp: Int32 = -1, colorspace: Int32 = -1
+        guard accept(tjDecompressHeader3(tj, jpeg, UInt(size), &w, &h, &subsamp, &colorspace)),
+              Int(w) == width, Int(h) == height else { return false }
+        let flags = CC_TJFLAG_LIMITSCANS
+
+        if targetLayout.isRGB {
+            let format: TJPF = targetLayout == .raw ? TJPF_RGB : targetLayout == .rgb24 ? TJPF_BGR : TJPF_RGBA
+            return accept(tjDecompress2(tj, jpeg, UInt(size), destination.p0, w, destination.s0, h,
+                                        Int32(format.rawValue), flags))
+        }
+        guard let scratch = jpegScratch else { return false }
+        let yuvJPEG = colorspace == Int32(TJCS_YCbCr.rawValue) || colorspace == Int32(TJCS_GRAY.rawValue)
+        if !yuvJPEG {
+            // RGB, CMYK or YCCK JPEG (not from cameras): decode to BGRX (libyuv ARGB).
+            let argb = PixelLayout.argb.image(scratch, width, height)
+            guard accept(tjDecompress2(tj, jpeg, UInt(size), argb.p0, w, argb.s0, h,
+                                       Int32(TJPF_BGRX.rawValue), flags)) else { return false }
+            return run(jpegSteps[.argb] ?? [], argb, destination)
+        }
+        let decoded: PixelLayout
+        switch subsamp {
+        case Int32(TJSAMP_420.rawValue): decoded = .i420
+        case Int32(TJSAMP_422.rawValue): decoded = .i422
+        case Int32(TJSAMP_444.rawValue): decoded = .i444
+        case Int32(TJSAMP_GRAY.rawValue): decoded = .i400
+        default: decoded = .i420  // 4:4:0, 4:1:1: chroma resampled to 4:2:0 below
+        }
+        // TurboJPEG writes whole sampling units: the luma plane is padded to
+        // them (one more column and row at odd 4:2:0 sizes).
+        let yw = tjPlaneWidth(0, w, subsamp), yh = tjPlaneHeight(0, h, subsamp)
+        guard yw >= w, yh >= h, Int(yw) <= (width + 3) & ~3, Int(yh) <= (height + 1) & ~1 else { return false }
+        if subsamp == Int32(TJSAMP_420.rawValue) && targetLayout == .i420 && yw == w && yh == h {
+            return decodeYUV(jpeg, size, into: destination, subsamp: subsamp, flags: flags)
+        }
+        var image = PixelImage(p0: scratch.assumingMemoryBound(to: UInt8.self), s0: yw)
+        if decoded != .i400 {
+            let cw = tjPlaneWidth(1, w, subsamp), chh = tjPlaneHeight(1, h, subsamp)
+            guard cw > 0, chh > 0, cw <= w, chh <= h else { return false }
+            let u = scratch + Int(yw * yh)
+            image.p1 = u.assumingMemoryBound(to: UInt8.self); image.s1 = cw
+            image.p2 = (u + Int(cw * chh)).assumingMemoryBound(to: UInt8.self); image.s2 = cw
+            guard decodeYUV(jpeg, size, into: image, subsamp: subsamp, flags: flags) else { return false }
+            if decoded == .i420 && subsamp != Int32(TJSAMP_420.rawValue) {
+                // Resample the chroma to 4:2:0 (as libyuv's I4xxToI420 does), after the native planes.
+                let q = u + 2 * Int(cw * chh)
+                let qw = Int32((width + 1) / 2), qh = Int32((height + 1) / 2)
+                let i420u = q.assumingMemoryBound(to: UInt8.self), i420v = (q + Int(qw * qh)).assumingMemoryBound(to: UInt8.self)
+                ScalePlane(image.p1, cw, cw, chh, i420u, qw, qw, qh, kFilterBilinear)
+                ScalePlane(image.p2, cw, cw, chh, i420v, qw, qw, qh, kFilterBilinear)
+                image.p1 = i420u; image.s1 = qw; image.p2 = i420v; image.s2 = qw
+            }
+        } else {
+            guard decodeYUV(jpeg, size, into: image, subsamp: subsamp, flags: flags) else { return false }
+        }
+        return run(jpegSteps[decoded] ?? [], image, destination)
+    }
+
+    private func decodeYUV(_ jpeg: UnsafePointer<UInt8>, _ size: Int, into image: PixelImage,
+                           subsamp: Int32, flags: Int32) -> Bool {
+        guard let tj else { return false }
+        tjPlanes[0] = image.p0; tjPlanes[1] = image.p1; tjPlanes[2] = image.p2
+        tjStrides[0] = image.s0; tjStrides[1] = image.s1; tjStrides[2] = image.s2
+        return accept(tjDecompressToYUVPlanes(tj, jpeg, UInt(size), tjPlanes, Int32(width), tjStrides,
+                                              Int32(height), flags))
+    }
+
+    /// TurboJPEG's result: success, or a warning that leaves the image intact.
+    /// Cameras often put a few stray bytes before a marker; libjpeg skips
+    /// them and warns "Corrupt JPEG data: N extraneous bytes before marker".
+    /// Any other warning (premature end of data, bad Huffman code) means
+    /// part of the picture is grey filler: corrupt.
+    private func accept(_ result: Int32) -> Bool {
+        if result == 0 { return true }
+        guard let tj, tjGetErrorCode(tj) == Int32(TJERR_WARNING.rawValue),
+              let message = tjGetErrorStr2(tj) else { return false }
+        return strstr(message, "extraneous bytes before marker") != nil
+    }
+
+    // MARK: - Scratch
+
+    /// One buffer holding two scratch images (for odd and even steps) big
+    /// enough for every intermediate of `plans`, and each plan's images.
+    private static func allocateScratch(_ plans: [[ConversionCall]], _ w: Int, _ h: Int)
+        -> (UnsafeMutableRawPointer?, [[PixelImage?]]) {
+        var size = [0, 0]
+        for plan in plans {
+            for (i, edge) in plan.dropLast().enumerated() {
+                size[i % 2] = max(size[i % 2], edge.to.bytes(w, h))
+            }
+        }
+        let second = (size[0] + 63) & ~63
+        guard size[0] + size[1] > 0 else { return (nil, plans.map { $0.map { _ in nil } }) }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: second + size[1], alignment: 64)
+        let images = plans.map { plan in
+            plan.enumerated().map { i, edge -> PixelImage? in
+                i == plan.count - 1 ? nil : edge.to.image(buffer + (i % 2 == 0 ? 0 : second), w, h)
+            }
+        }
+        return (buffer, images)
+    }
+
+    private static func steps(_ plan: [ConversionCall], _ outputs: [PixelImage?]) -> [Step] {
+        zip(plan, outputs).map { Step(edge: $0, output: $1) }
+    }
+}
+
+/// A libyuv image: up to three planes and their strides (as libyuv takes them).
+struct PixelImage {
+    var p0: UnsafeMutablePointer<UInt8>?
+    var s0: Int32
+    var p1: UnsafeMutablePointer<UInt8>? = nil
+    var s1: Int32 = 0
+    var p2: UnsafeMutablePointer<UInt8>? = nil
+    var s2: Int32 = 0
+}
+
+/// The memory layouts the converter knows, named as libyuv names them
+/// (libyuv's "ARGB" is bytes B, G, R, A in memory). `x…` layouts carry a
+/// padding byte or bit where the `a…` ones carry alpha.
+enum PixelLayout: Hashable, CaseIterable, Sendable {
+    case i420, i422, i444, nv12, nv21, nv16, nv61, nv24, nv42
+    case yuy2, yvyu, uyvy, vyuy, i400
+    case raw, rgb24
+    case argb, xrgb, abgr, xbgr, bgra, xbgra, rgba, xrgba
+    case rgb565, argb1555, xrgb1555, argb4444, xrgb4444
+
+    /// The layout of a V4L2 source format, and whether its planes 1 and 2 are V, U.
+    static func source(_ f: FourCC) -> (PixelLayout, swapUV: Bool)? {
+        switch f.description {
+        case "YUYV": return (.yuy2, false)
+        case "YVYU": return (.yvyu, false)
+        case "UYVY": return (.uyvy, false)
+        case "VYUY": return (.vyuy, false)
+        case "YU12", "YM12": return (.i420, false)
+        case "YV12", "YM21": return (.i420, true)
+        case "422P", "YM16": return (.i422, false)
+        case "YM61": return (.i422, true)
+        case "YM24": return (.i444, false)
+        case "YM42": return (.i444, true)
+        case "NV12", "NM12": return (.nv12, false)
+        case "NV21", "NM21": return (.nv21, false)
+        case "NV16", "NM16": return (.nv16, false)
+        case "NV61", "NM61": return (.nv61, false)
+        case "NV24": return (.nv24, false)
+        case "NV42": return (.nv42, false)
+        case "GREY": return (.i400, false)
+        case "RGB3": return (.raw, false)
+        case "BGR3": return (.rgb24, false)
+        case "AR24": return (.argb, false)            // B G R A
+        case "XR24", "BGR4": return (.xrgb, false)    // B G R X
+        case "AB24": return (.abgr, false)            // R G B A
+        case "XB24": return (.xbgr, false)            // R G B X
+        case "BA24": return (.bgra, false)            // A R G B
+        case "BX24", "RGB4": return (.xbgra, false)   // X R G B
+        case "RA24": return (.rgba, false)            // A B G R
+        case "RX24": return (.xrgba, false)           // X B G R
+        case "RGBP": return (.rgb565, false)
+        case "AR15": return (.argb1555, false)
+        case "RGBO", "XR15": return (.xrgb1555, false)
+        case "AR12": return (.argb4444, false)
+        case "R444", "XR12": return (.xrgb4444, false)
+        default: return nil
+        }
+    }
+
+    /// The layout of an output format (SPEC S8's list).
+    static func target(_ f: FourCC) -> PixelLayout? {
+        switch f.description {
+        case "YU12": return .i420
+        case "NV12": return .nv12
+        case "YUYV": return .yuy2
+        case "RGB3": return .raw
+        case "BGR3": return .rgb24
+        case "AB24": return .abgr
+        default: return nil
+        }
+    }
+
+    var planeCount: Int {
+        switch self {
+        case .i420, .i422, .i444: return 3
+        case .nv12, .nv21, .nv16, .nv61, .nv24, .nv42: return 2
+        default: return 1
+        }
+    }
+
+    /// Bytes per pixel of the packed layouts.
+    var pixelBytes: Int {
+        switch self {
+        case .raw, .rgb24: return 3
+        case .argb, .xrgb, .abgr, .xbgr, .bgra, .xbgra, .rgba, .xrgba: return 4
+        case .rgb565, .argb1555, .xrgb1555, .argb4444, .xrgb4444: return 2
+        default: return 1
+        }
+    }
+
+    /// Bytes one row of plane `i` needs at `width` pixels.
+    func rowBytes(_ i: Int, _ width: Int) -> Int {
+        let cw = (width + 1) / 2
+        switch self {
+        case .yuy2, .yvyu, .uyvy, .vyuy: return 4 * cw
+        case .i420, .i422: return i == 0 ? width : cw
+        case .nv12, .nv21, .nv16, .nv61: return i == 0 ? width : 2 * cw
+        case .nv24, .nv42: return i == 0 ? width : 2 * width
+        case .i444, .i400: return width
+        default: return pixelBytes * width
+        }
+    }
+
+    /// Rows of plane `i` at `height` pixels.
+    func rows(_ i: Int, _ height: Int) -> Int {
+        switch self {
+        case .i420, .nv12, .nv21: return i == 0 ? height : (height + 1) / 2
+        default: return height
+        }
+    }
+
+    /// Chroma stride of a frame in one buffer whose luma stride is `s`
+    /// (V4L2's rule, as PlaneLayout applies it).
+    func contiguousChromaStride(_ s: Int) -> Int {
+        switch self {
+        case .i420, .i422: return s / 2
+        case .nv24, .nv42: return 2 * s
+        default: return s
+        }
+    }
+
+    /// Bytes of a tightly packed image.
+    func bytes(_ w: Int, _ h: Int) -> Int {
+        (0..<planeCount).reduce(0) { $0 + rowBytes($1, w) * rows($1, h) }
+    }
+
+    /// A tightly packed image at `base`.
+    func image(_ base: UnsafeMutableRawPointer, _ w: Int, _ h: Int) -> PixelImage {
+        let b = base.assumingMemoryBound(to: UInt8.self)
+        var image = PixelImage(p0: b, s0: Int32(rowBytes(0, w)))
+        if planeCount > 1 {
+            let o1 = rowBytes(0, w) * rows(0, h)
+            image.p1 = b + o1; image.s1 = Int32(rowBytes(1, w))
+            if planeCount > 2 {
+                image.p2 = b + o1 + rowBytes(1, w) * rows(1, h); image.s2 = Int32(rowBytes(2, w))
+            }
+        }
+        return image
+    }
+
+    var isRGB: Bool { pixelBytes > 1 }
+
+    /// Chroma samples per 2×2 pixels: 4 for 4:4:4 and RGB, 2 for 4:2:2, 1 for 4:2:0.
+    var chromaResolution: Int {
+        switch self {
+        case .i420, .nv12, .nv21: return 1
+        case .i422, .nv16, .nv61, .yuy2, .yvyu, .uyvy, .vyuy: return 2
+        case .i400: return 0
+        default: return 4
+        }
+    }
+
+    /// The alpha layout's padding twin, and back.
+    var withoutAlpha: PixelLayout? {
+        switch self {
+        case .argb: return .xrgb
+        case .abgr: return .xbgr
+        case .bgra: return .xbgra
+        case .rgba: return .xrgba
+        case .argb1555: return .xrgb1555
+        case .argb4444: return .xrgb4444
+        default: return nil
+        }
+    }
+}
+
+/// One libyuv call turning an image of one layout into another.
+struct ConversionCall: @unchecked Sendable {
+    typealias Call = (_ src: PixelImage, _ dst: PixelImage, _ width: Int32, _ height: Int32) -> Int32
+    let from: PixelLayout
+    let to: PixelLayout
+    /// The libyuv function (with a note when planes or channels are swapped).
+    let name: String
+    let call: Call
+
+    /// What the call costs a frame: one pass, a little per output byte,
+    /// more for a YUV↔RGB matrix and for each halving of the chroma.
+    var cost: Double {
+        var c = 1.0 + Double(to.bytes(2, 2)) / 4 * 0.01
+        let fromRGB = from.isRGB, toRGB = to.isRGB
+        if from != .i400 && fromRGB != toRGB { c += 0.5 }
+        if to.chromaResolution < from.chromaResolution && from != .i400 {
+            var r = from.chromaResolution
+            while r > to.chromaResolution { c += 0.5; r /= 2 }
+        }
+        return c
+    }
+}
+
+/// libyuv's conversions as a graph; a route is the cheapest path.
+enum ConversionGraph {
+    /// The calls from `from` to `to`, cheapest first found; a copy when they are equal.
+    static func plan(from: PixelLayout, to: PixelLayout) -> [ConversionCall]? {
+        if from == to { return edges.first { $0.from == from && $0.to == to }.map { [$0] } }
+        var cost: [PixelLayout: Double] = [from: 0]
+        var via: [PixelLayout: ConversionCall] = [:]
+        var done: Set<PixelLayout> = []
+        while let (node, c) = cost.filter({ !done.contains($0.key) })
+            .min(by: { $0.value < $1.value || ($0.value == $1.value && "\($0.key)" < "\($1.key)") }) {
+            if node == to { break }
+            done.insert(node)
+            for edge in edges where edge.from == node && edge.to != node && !done.contains(edge.to) {
+                let next = c + edge.cost
+                if next < (cost[edge.to] ?? .infinity) {
+                    cost[edge.to] = next; via[edge.to] = edge
+                }
+            }
+        }
+        guard cost[to] != nil else { return nil }
+        var path: [ConversionCall] = []
+        var node = to
+        while node != from, let edge = via[node] { path.insert(edge, at: 0); node = edge.from }
+        return path
+    }
+
+    /// Every call, each listed once for its alpha layout; the padding
+    /// twins get the same calls except into a layout with alpha.
+    static let edges: [ConversionCall] = {
+        var list = baseEdges
+        for e in baseEdges {
+            guard let x = e.from.withoutAlpha else { continue }
+            // Into a layout with alpha: into its padding twin instead.
+            let to = e.from == e.to ? x : (e.to.withoutAlpha ?? e.to)
+            list.append(ConversionCall(from: x, to: to, name: e.name, call: e.call))
+        }
+        return list
+    }()
+
+    private static func e(_ from: PixelLayout, _ to: PixelLayout, _ name: String,
+                          _ call: @escaping ConversionCall.Call) -> ConversionCall {
+        ConversionCall(from: from, to: to, name: name, call: call)
+    }
+
+    private static func copy(_ layout: PixelLayout) -> ConversionCall {
+        e(layout, layout, "CopyPlane") { s, d, w, h in
+            CopyPlane(s.p0, s.s0, d.p0, d.s0, Int32(layout.rowBytes(0, Int(w))), h); return 0
+        }
+    }
+
+    private static let baseEdges: [ConversionCall] = [
+        // Packed 4:2:2.
+        e(.yuy2, .i420, "YUY2ToI420") { s, d, w, h in YUY2ToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.yuy2, .nv12, "YUY2ToNV12") { s, d, w, h in YUY2ToNV12(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.yuy2, .i422, "YUY2ToI422") { s, d, w, h in YUY2ToI422(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.yuy2, .argb, "YUY2ToARGB") { s, d, w, h in YUY2ToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        copy(.yuy2),
+        e(.yvyu, .i420, "YUY2ToI420 (U/V swapped)") { s, d, w, h in YUY2ToI420(s.p0, s.s0, d.p0, d.s0, d.p2, d.s2, d.p1, d.s1, w, h) },
+        e(.yvyu, .i422, "YUY2ToI422 (U/V swapped)") { s, d, w, h in YUY2ToI422(s.p0, s.s0, d.p0, d.s0, d.p2, d.s2, d.p1, d.s1, w, h) },
+        e(.uyvy, .i420, "UYVYToI420") { s, d, w, h in UYVYToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.uyvy, .nv12, "UYVYToNV12") { s, d, w, h in UYVYToNV12(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.uyvy, .i422, "UYVYToI422") { s, d, w, h in UYVYToI422(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.uyvy, .argb, "UYVYToARGB") { s, d, w, h in UYVYToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.vyuy, .i420, "UYVYToI420 (U/V swapped)") { s, d, w, h in UYVYToI420(s.p0, s.s0, d.p0, d.s0, d.p2, d.s2, d.p1, d.s1, w, h) },
+        e(.vyuy, .i422, "UYVYToI422 (U/V swapped)") { s, d, w, h in UYVYToI422(s.p0, s.s0, d.p0, d.s0, d.p2, d.s2, d.p1, d.s1, w, h) },
+        // Planar 4:2:0.
+        e(.i420, .i420, "I420Copy") { s, d, w, h in I420Copy(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i420, .nv12, "I420ToNV12") { s, d, w, h in I420ToNV12(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.i420, .nv21, "I420ToNV21") { s, d, w, h in I420ToNV21(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.i420, .yuy2, "I420ToYUY2") { s, d, w, h in I420ToYUY2(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i420, .uyvy, "I420ToUYVY") { s, d, w, h in I420ToUYVY(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i420, .i422, "I420ToI422") { s, d, w, h in I420ToI422(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i420, .i444, "I420ToI444") { s, d, w, h in I420ToI444(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i420, .raw, "I420ToRAW") { s, d, w, h in I420ToRAW(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i420, .rgb24, "I420ToRGB24") { s, d, w, h in I420ToRGB24(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i420, .abgr, "I420ToABGR") { s, d, w, h in I420ToABGR(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i420, .argb, "I420ToARGB") { s, d, w, h in I420ToARGB(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        // Planar 4:2:2.
+        e(.i422, .i422, "I422Copy") { s, d, w, h in I422Copy(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i422, .i420, "I422ToI420") { s, d, w, h in I422ToI420(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i422, .nv21, "I422ToNV21") { s, d, w, h in I422ToNV21(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.i422, .nv12, "I422ToNV21 (U/V swapped)") { s, d, w, h in I422ToNV21(s.p0, s.s0, s.p2, s.s2, s.p1, s.s1, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.i422, .yuy2, "I422ToYUY2") { s, d, w, h in I422ToYUY2(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i422, .uyvy, "I422ToUYVY") { s, d, w, h in I422ToUYVY(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i422, .i444, "I422ToI444") { s, d, w, h in I422ToI444(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i422, .raw, "I422ToRAW") { s, d, w, h in I422ToRAW(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i422, .rgb24, "I422ToRGB24") { s, d, w, h in I422ToRGB24(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i422, .abgr, "I422ToABGR") { s, d, w, h in I422ToABGR(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i422, .argb, "I422ToARGB") { s, d, w, h in I422ToARGB(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        // Planar 4:4:4.
+        e(.i444, .i444, "I444Copy") { s, d, w, h in I444Copy(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i444, .i420, "I444ToI420") { s, d, w, h in I444ToI420(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i444, .nv12, "I444ToNV12") { s, d, w, h in I444ToNV12(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.i444, .nv21, "I444ToNV21") { s, d, w, h in I444ToNV21(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.i444, .raw, "I444ToRAW") { s, d, w, h in I444ToRAW(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i444, .rgb24, "I444ToRGB24") { s, d, w, h in I444ToRGB24(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i444, .abgr, "I444ToABGR") { s, d, w, h in I444ToABGR(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        e(.i444, .argb, "I444ToARGB") { s, d, w, h in I444ToARGB(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, w, h) },
+        // Semi-planar.
+        e(.nv12, .nv12, "NV12Copy") { s, d, w, h in NV12Copy(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.nv12, .i420, "NV12ToI420") { s, d, w, h in NV12ToI420(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.nv12, .raw, "NV12ToRAW") { s, d, w, h in NV12ToRAW(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, w, h) },
+        e(.nv12, .rgb24, "NV12ToRGB24") { s, d, w, h in NV12ToRGB24(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, w, h) },
+        e(.nv12, .abgr, "NV12ToABGR") { s, d, w, h in NV12ToABGR(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, w, h) },
+        e(.nv12, .argb, "NV12ToARGB") { s, d, w, h in NV12ToARGB(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, w, h) },
+        e(.nv21, .nv21, "NV21Copy") { s, d, w, h in NV21Copy(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.nv21, .i420, "NV21ToI420") { s, d, w, h in NV21ToI420(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.nv21, .nv12, "NV21ToNV12") { s, d, w, h in NV21ToNV12(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.nv21, .raw, "NV21ToRAW") { s, d, w, h in NV21ToRAW(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, w, h) },
+        e(.nv21, .rgb24, "NV21ToRGB24") { s, d, w, h in NV21ToRGB24(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, w, h) },
+        e(.nv21, .abgr, "NV21ToABGR") { s, d, w, h in NV21ToABGR(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, w, h) },
+        e(.nv21, .argb, "NV21ToARGB") { s, d, w, h in NV21ToARGB(s.p0, s.s0, s.p1, s.s1, d.p0, d.s0, w, h) },
+        e(.nv16, .i422, "CopyPlane+SplitUVPlane") { s, d, w, h in
+            CopyPlane(s.p0, s.s0, d.p0, d.s0, w, h)
+            SplitUVPlane(s.p1, s.s1, d.p1, d.s1, d.p2, d.s2, (w + 1) / 2, h); return 0
+        },
+        e(.nv61, .i422, "CopyPlane+SplitUVPlane (U/V swapped)") { s, d, w, h in
+            CopyPlane(s.p0, s.s0, d.p0, d.s0, w, h)
+            SplitUVPlane(s.p1, s.s1, d.p2, d.s2, d.p1, d.s1, (w + 1) / 2, h); return 0
+        },
+        e(.nv24, .i444, "CopyPlane+SplitUVPlane") { s, d, w, h in
+            CopyPlane(s.p0, s.s0, d.p0, d.s0, w, h)
+            SplitUVPlane(s.p1, s.s1, d.p1, d.s1, d.p2, d.s2, w, h); return 0
+        },
+        e(.nv42, .i444, "CopyPlane+SplitUVPlane (U/V swapped)") { s, d, w, h in
+            CopyPlane(s.p0, s.s0, d.p0, d.s0, w, h)
+            SplitUVPlane(s.p1, s.s1, d.p2, d.s2, d.p1, d.s1, w, h); return 0
+        },
+        // Grey: luma only; as RGB it is intensity (J400, full range).
+        copy(.i400),
+        e(.i400, .i420, "I400ToI420") { s, d, w, h in I400ToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.i400, .nv21, "I400ToNV21") { s, d, w, h in I400ToNV21(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.i400, .nv12, "I400ToNV21 (neutral chroma)") { s, d, w, h in I400ToNV21(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.i400, .argb, "J400ToARGB") { s, d, w, h in J400ToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.i400, .abgr, "J400ToARGB (grey: same bytes)") { s, d, w, h in J400ToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        // 24-bit RGB. Swapping R and B is its own inverse, so RAWToRGB24
+        // serves both ways, and ABGR is ARGB with R and B swapped.
+        copy(.raw),
+        e(.raw, .i420, "RAWToI420") { s, d, w, h in RAWToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.raw, .rgb24, "RAWToRGB24") { s, d, w, h in RAWToRGB24(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.raw, .argb, "RAWToARGB") { s, d, w, h in RAWToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.raw, .abgr, "RGB24ToARGB (R/B swapped)") { s, d, w, h in RGB24ToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        copy(.rgb24),
+        e(.rgb24, .i420, "RGB24ToI420") { s, d, w, h in RGB24ToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.rgb24, .raw, "RAWToRGB24 (R/B swapped)") { s, d, w, h in RAWToRGB24(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.rgb24, .argb, "RGB24ToARGB") { s, d, w, h in RGB24ToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.rgb24, .abgr, "RAWToARGB (R/B swapped)") { s, d, w, h in RAWToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        // 32-bit RGB.
+        e(.argb, .argb, "ARGBCopy") { s, d, w, h in ARGBCopy(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.argb, .i420, "ARGBToI420") { s, d, w, h in ARGBToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.argb, .nv12, "ARGBToNV12") { s, d, w, h in ARGBToNV12(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.argb, .nv21, "ARGBToNV21") { s, d, w, h in ARGBToNV21(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.argb, .yuy2, "ARGBToYUY2") { s, d, w, h in ARGBToYUY2(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.argb, .uyvy, "ARGBToUYVY") { s, d, w, h in ARGBToUYVY(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.argb, .i422, "ARGBToI422") { s, d, w, h in ARGBToI422(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.argb, .i444, "ARGBToI444") { s, d, w, h in ARGBToI444(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.argb, .raw, "ARGBToRAW") { s, d, w, h in ARGBToRAW(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.argb, .rgb24, "ARGBToRGB24") { s, d, w, h in ARGBToRGB24(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.argb, .abgr, "ARGBToABGR") { s, d, w, h in ARGBToABGR(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.abgr, .abgr, "ARGBCopy") { s, d, w, h in ARGBCopy(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.abgr, .i420, "ABGRToI420") { s, d, w, h in ABGRToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.abgr, .nv12, "ABGRToNV12") { s, d, w, h in ABGRToNV12(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.abgr, .nv21, "ABGRToNV21") { s, d, w, h in ABGRToNV21(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, w, h) },
+        e(.abgr, .raw, "ARGBToRGB24 (R/B swapped)") { s, d, w, h in ARGBToRGB24(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.abgr, .rgb24, "ARGBToRAW (R/B swapped)") { s, d, w, h in ARGBToRAW(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.abgr, .argb, "ABGRToARGB") { s, d, w, h in ABGRToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.bgra, .i420, "BGRAToI420") { s, d, w, h in BGRAToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.bgra, .argb, "BGRAToARGB") { s, d, w, h in BGRAToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.rgba, .i420, "RGBAToI420") { s, d, w, h in RGBAToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.rgba, .argb, "RGBAToARGB") { s, d, w, h in RGBAToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        // 16-bit RGB.
+        e(.rgb565, .i420, "RGB565ToI420") { s, d, w, h in RGB565ToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.rgb565, .argb, "RGB565ToARGB") { s, d, w, h in RGB565ToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.argb1555, .i420, "ARGB1555ToI420") { s, d, w, h in ARGB1555ToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.argb1555, .argb, "ARGB1555ToARGB") { s, d, w, h in ARGB1555ToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+        e(.argb4444, .i420, "ARGB4444ToI420") { s, d, w, h in ARGB4444ToI420(s.p0, s.s0, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h) },
+        e(.argb4444, .argb, "ARGB4444ToARGB") { s, d, w, h in ARGB4444ToARGB(s.p0, s.s0, d.p0, d.s0, w, h) },
+    ]
+}
