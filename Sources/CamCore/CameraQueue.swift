@@ -48,6 +48,7 @@ final class CameraQueue: @unchecked Sendable {
                 return
             }
             let work = items[head]
+            items[head] = {}   // drop the closure's captures now, not at compaction
             head += 1
             if head > 64 && head * 2 > items.count {
                 items.removeFirst(head)

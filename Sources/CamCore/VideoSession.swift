@@ -142,7 +142,16 @@ public final class VideoSession: @unchecked Sendable {
         }
     }
 
-    deinit { close() }
+    deinit {
+        // Normally closed already; a session dropped while open is closed
+        // here without capturing self in queued work.
+        if !closed {
+            closed = true
+            if let t = observerToken { manager.stopObserving(t) }
+            if let c = capturer { try? c.close() }
+            queue.shutdown()
+        }
+    }
 
     /// Turns the camera off, drops every sink and ends the camera queue.
     /// Afterwards no callback of this session runs. Idempotent.
