@@ -133,10 +133,10 @@ final class Receivers: @unchecked Sendable {
         let all = seqs.withLock { $0 }
         // While both were active (from b's first frame until a left), both
         // saw exactly the same frames.
-        let a = all["a"]!, b = all["b"]!
-        let both = a.filter { $0 >= b.first! }
+        let seenA = all["a"]!, seenB = all["b"]!
+        let both = seenA.filter { $0 >= seenB.first! }
         #expect(both.count > 3)
-        #expect(Array(b.prefix(both.count)) == both)
+        #expect(Array(seenB.prefix(both.count)) == both)
         #expect(throws: CamError.self) { try s.removePreview(a) }
     }
 
