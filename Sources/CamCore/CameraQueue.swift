@@ -12,23 +12,13 @@ final class CameraQueue: @unchecked Sendable {
     private var items: [() -> Void] = []
     private var head = 0
     private var stopping = false
-    private var thread = pthread_t()
-    private var started = false
+    private var thread: CaptureThread?
 
     init() throws(CamError) {
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&cond, nil)
-        let box = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { p in
-            let q = Unmanaged<CameraQueue>.fromOpaque(p!).takeRetainedValue()
-            q.run()
-            return nil
-        }, box)
-        if rc != 0 {
-            Unmanaged<CameraQueue>.fromOpaque(box).release()
-            throw CamError.fromErrno(rc, "pthread_create (camera queue)")
-        }
-        started = true
+        // The thread holds the queue until it ends (after shutdown()).
+        thread = try CaptureThread { [self] in run() }
     }
 
     deinit {
@@ -37,7 +27,7 @@ final class CameraQueue: @unchecked Sendable {
     }
 
     /// True on the queue's thread.
-    var isCurrent: Bool { started && pthread_equal(pthread_self(), thread) != 0 }
+    var isCurrent: Bool { thread?.isCurrent ?? false }
 
     private func run() {
         while true {
@@ -103,8 +93,8 @@ final class CameraQueue: @unchecked Sendable {
         stopping = true
         pthread_cond_signal(&cond)
         pthread_mutex_unlock(&mutex)
-        if !wasStopping && started && !isCurrent { pthread_join(thread, nil) }
-        else if !wasStopping && started { pthread_detach(thread) }
+        if !wasStopping && !isCurrent { thread?.join() }
+        else if !wasStopping { thread?.detach() }
     }
 }
 

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 
-/// A joinable pthread running one closure (no Foundation, no Dispatch).
+/// A joinable pthread running one closure (no Foundation, no Dispatch):
+/// capture threads, the camera queue, the hot-plug monitor.
 final class CaptureThread {
     private final class Body { let run: () -> Void; init(_ r: @escaping () -> Void) { run = r } }
     private var tid = pthread_t()
@@ -27,6 +28,13 @@ final class CaptureThread {
     func join() {
         guard !joined else { return }
         pthread_join(tid, nil)
+        joined = true
+    }
+
+    /// Lets the thread end on its own (for a thread that stops itself).
+    func detach() {
+        guard !joined else { return }
+        pthread_detach(tid)
         joined = true
     }
 }
