@@ -12,7 +12,7 @@ final class Receivers: @unchecked Sendable {
     func count(_ name: String) -> Int { counts.withLock { $0[name, default: 0] } }
     func reset() { counts.withLock { $0 = [:] } }
     /// Frames each receiver gets over `ms` milliseconds.
-    func during(_ ms: UInt32 = 150) -> [String: Int] {
+    func during(_ ms: UInt32 = 300) -> [String: Int] {
         reset()
         usleep(ms * 1000)
         return counts.withLock { $0 }
