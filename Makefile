@@ -16,13 +16,14 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: all lib stage install examples run test test-swift test-abi test-python test-kernel clean
+.PHONY: all lib stage install examples tools run test test-swift test-abi test-python test-kernel clean
 all: stage
 
 lib:
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-# Installs into $(DESTDIR)$(PREFIX): stripped .so with its symlinks, header, camcore.pc.
+# Installs into $(DESTDIR)$(PREFIX): stripped .so with its symlinks, header,
+# camcore.pc, and the `camcore` command-line tool (bin/camcore).
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	install -m 0755 .build/release/libcamcore.so $(DESTDIR)$(PREFIX)/lib/$(LIBNAME)
@@ -32,6 +33,8 @@ install: lib
 	install -m 0644 include/camcore.h $(DESTDIR)$(PREFIX)/include/camcore.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/camcore.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/camcore.pc
+	$(MAKE) -C tools/camcore install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) \
+		PKG_CONFIG_PATH=$(DESTDIR)$(PREFIX)/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(DESTDIR)
 
 # A staging install inside the tree, used by the examples and tests.
 stage:
@@ -41,13 +44,18 @@ examples: stage
 	$(MAKE) -C examples/c PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
 	$(MAKE) -C examples/cpp PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
 
+# The `camcore` command-line tool (tools/camcore), against the staged library.
+tools: stage
+	$(MAKE) -C tools/camcore PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
+
 run: examples
 	LD_LIBRARY_PATH=$(STAGE)/lib ./examples/c/camcore-capture --frames 60 --snapshot snapshot.png
 
-test: examples
+test: examples tools
 	bash Tests/run-all
 
 clean:
 	rm -rf .build build
 	$(MAKE) -C examples/c clean
 	$(MAKE) -C examples/cpp clean
+	$(MAKE) -C tools/camcore clean

@@ -1,4 +1,7 @@
 import CUdev
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What udev knows about one video4linux node (SPEC S2, S24).
 struct UdevNode {
@@ -38,13 +41,22 @@ enum UdevDevices {
         while let e = entry {
             if let sp = udev_list_entry_get_name(e),
                let dev = udev_device_new_from_syspath(udev, sp) {
-                if let node = describe(dev) { out.append(node) }
+                // A node udev is still setting up has no ID_PATH yet, so its
+                // id would differ from the final one: skip it until ready
+                // (the monitor reports it then). Without udevd nothing is
+                // "initialized": take every node.
+                let ready = udev_device_get_is_initialized(dev) > 0 || !udevRunning
+                if ready, let node = describe(dev) { out.append(node) }
                 udev_device_unref(dev)
             }
             entry = udev_list_entry_get_next(e)
         }
         return out.sorted { nodeOrder($0.devnode, $1.devnode) }
     }
+
+    /// udevd keeps its database under /run/udev; without it (containers)
+    /// devices are never marked initialized.
+    static var udevRunning: Bool { access("/run/udev/control", F_OK) == 0 }
 
     /// Builds a node description from a udev device (also used by the monitor).
     static func describe(_ dev: OpaquePointer) -> UdevNode? {

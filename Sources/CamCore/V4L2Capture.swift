@@ -221,7 +221,8 @@ final class V4L2Capture: CaptureBackend {
     func nextFrame() -> BackendEvent {
         guard let node, let waker, let pool = mapped else { return .failed(.state("not streaming")) }
         let fds = pollScratch
-        fds[0] = pollfd(fd: node.fd, events: Int16(POLLIN | POLLPRI), revents: 0)
+        // POLLIN only: control events (POLLPRI) belong to the control thread.
+        fds[0] = pollfd(fd: node.fd, events: Int16(POLLIN), revents: 0)
         fds[1] = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
         let rc = poll(fds, 2, 1000)
         if rc < 0 {

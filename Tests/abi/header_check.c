@@ -113,8 +113,126 @@ static int signatures(void)
            (cb.on_frame == 0) + (cb.on_error == 0);
 }
 
+/* The controls section (S27, S28): each type, macro and function signature. */
+static int controls_section(void)
+{
+    camcore_control_info ci;
+    camcore_menu_item mi;
+    camcore_control_list cl;
+    camcore_control_callbacks ccb;
+    camcore_control_type ct = CAMCORE_CONTROL_TYPE_INTEGER_MENU;
+    unsigned long sum = sizeof ci + sizeof mi + sizeof cl + sizeof ccb;
+    int (*list_controls)(camcore_capturer *, camcore_control_list **) =
+        camcore_capturer_list_controls;
+    void (*control_list_free)(camcore_control_list *) = camcore_control_list_free;
+    int (*get_control)(camcore_capturer *, uint32_t, int64_t *) = camcore_capturer_get_control;
+    int (*set_control)(camcore_capturer *, uint32_t, int64_t, int64_t *) =
+        camcore_capturer_set_control;
+    void (*control_callbacks_init)(camcore_control_callbacks *) = camcore_control_callbacks_init;
+    int (*set_control_callbacks)(camcore_capturer *, const camcore_control_callbacks *) =
+        camcore_capturer_set_control_callbacks;
+    void (*on_control_changed)(void *, uint32_t, int64_t, uint32_t, uint32_t) = 0;
+
+    ccb.on_control_changed = on_control_changed;
+    sum += (unsigned long)((int)ct + CAMCORE_CONTROL_TYPE_INTEGER + CAMCORE_CONTROL_TYPE_BOOLEAN +
+                           CAMCORE_CONTROL_TYPE_MENU + CAMCORE_CONTROL_TYPE_BUTTON +
+                           CAMCORE_CONTROL_TYPE_INTEGER64 + CAMCORE_CONTROL_TYPE_STRING +
+                           CAMCORE_CONTROL_TYPE_BITMASK);
+    sum += CAMCORE_CONTROL_FLAG_DISABLED + CAMCORE_CONTROL_FLAG_GRABBED +
+           CAMCORE_CONTROL_FLAG_READ_ONLY + CAMCORE_CONTROL_FLAG_UPDATE +
+           CAMCORE_CONTROL_FLAG_INACTIVE + CAMCORE_CONTROL_FLAG_SLIDER +
+           CAMCORE_CONTROL_FLAG_WRITE_ONLY + CAMCORE_CONTROL_FLAG_VOLATILE +
+           CAMCORE_CONTROL_FLAG_HAS_PAYLOAD + CAMCORE_CONTROL_FLAG_EXECUTE_ON_WRITE +
+           CAMCORE_CONTROL_FLAG_MODIFY_LAYOUT + CAMCORE_CONTROL_FLAG_DYNAMIC_ARRAY;
+    sum += CAMCORE_CONTROL_CHANGED_VALUE + CAMCORE_CONTROL_CHANGED_FLAGS +
+           CAMCORE_CONTROL_CHANGED_RANGE;
+    sum += CAMCORE_CID_BRIGHTNESS + CAMCORE_CID_CONTRAST + CAMCORE_CID_SATURATION +
+           CAMCORE_CID_SHARPNESS + CAMCORE_CID_GAIN + CAMCORE_CID_AUTOGAIN +
+           CAMCORE_CID_POWER_LINE_FREQUENCY + CAMCORE_CID_BACKLIGHT_COMPENSATION +
+           CAMCORE_CID_WHITE_BALANCE_AUTO + CAMCORE_CID_WHITE_BALANCE_TEMPERATURE +
+           CAMCORE_CID_EXPOSURE_AUTO + CAMCORE_CID_EXPOSURE_ABSOLUTE + CAMCORE_CID_FOCUS_AUTO +
+           CAMCORE_CID_FOCUS_ABSOLUTE + CAMCORE_CID_ZOOM_ABSOLUTE + CAMCORE_CID_PAN_ABSOLUTE +
+           CAMCORE_CID_TILT_ABSOLUTE;
+    return (int)(sum & 1u) + (list_controls != 0) + (control_list_free != 0) +
+           (get_control != 0) + (set_control != 0) + (control_callbacks_init != 0) +
+           (set_control_callbacks != 0) + (ccb.on_control_changed == 0);
+}
+
+/* The video session section (S9–S21): each type, macro and function signature. */
+static int session_section(void)
+{
+    camcore_session_config sc;
+    camcore_session_state ss;
+    camcore_capture_hook ch;
+    camcore_device_callbacks dc;
+    camcore_session *s = 0;
+    unsigned long sum = sizeof sc + sizeof ss + sizeof ch + sizeof dc;
+    void (*session_config_init)(camcore_session_config *) = camcore_session_config_init;
+    int (*session_new)(camcore_manager *, const camcore_session_config *, camcore_session **) =
+        camcore_session_new;
+    void (*session_free)(camcore_session *) = camcore_session_free;
+    int (*start_transmission)(camcore_session *, int, int) = camcore_session_start_transmission;
+    int (*end_preparation)(camcore_session *) = camcore_session_end_preparation;
+    int (*pause_video)(camcore_session *) = camcore_session_pause_video;
+    int (*resume_video)(camcore_session *) = camcore_session_resume_video;
+    int (*hold)(camcore_session *) = camcore_session_hold;
+    int (*unhold)(camcore_session *) = camcore_session_unhold;
+    int (*set_hard_mute)(camcore_session *, int) = camcore_session_set_hard_mute;
+    int (*end_transmission)(camcore_session *) = camcore_session_end_transmission;
+    int (*set_transmission_sink)(camcore_session *, const camcore_frame_callbacks *) =
+        camcore_session_set_transmission_sink;
+    int (*add_preview)(camcore_session *, const camcore_frame_callbacks *, uint32_t *) =
+        camcore_session_add_preview;
+    int (*remove_preview)(camcore_session *, uint32_t) = camcore_session_remove_preview;
+    int (*get_state)(camcore_session *, camcore_session_state *) = camcore_session_get_state;
+    int (*start)(camcore_session *, const camcore_capture_config *, camcore_completion_fn,
+                 void *) = camcore_session_start;
+    int (*stop)(camcore_session *, camcore_completion_fn, void *) = camcore_session_stop;
+    int (*restart)(camcore_session *, camcore_completion_fn, void *) = camcore_session_restart;
+    int (*change)(camcore_session *, const camcore_capture_config *, camcore_completion_fn,
+                  void *) = camcore_session_change;
+    int (*select_)(camcore_session *, const char *, camcore_completion_fn, void *) =
+        camcore_session_select;
+    int (*flip)(camcore_session *, camcore_completion_fn, void *) = camcore_session_flip;
+    int (*set_preference)(camcore_session *, const camcore_preference *, camcore_completion_fn,
+                          void *) = camcore_session_set_preference;
+    int (*set_capture_hook)(camcore_session *, const camcore_capture_hook *) =
+        camcore_session_set_capture_hook;
+    int (*set_custom_source)(camcore_session *, int) = camcore_session_set_custom_source;
+    int (*push_frame)(camcore_session *, const camcore_frame *) = camcore_session_push_frame;
+    int (*set_device_callbacks)(camcore_session *, const camcore_device_callbacks *) =
+        camcore_session_set_device_callbacks;
+    void (*completion)(void *, int) = 0;
+    camcore_completion_fn completion_fn = completion; /* the typedef has this type */
+    int (*on_capture)(void *, const camcore_frame *, camcore_frame *) = 0;
+    void (*on_connected)(void *, const camcore_device_info *) = 0;
+    void (*on_disconnected)(void *, const camcore_device_info *) = 0;
+    void (*on_selected)(void *, const camcore_device_info *, const camcore_capture_format *) = 0;
+    void (*on_error)(void *, const camcore_device_info *, int, const char *) = 0;
+
+    ch.on_capture = on_capture;
+    dc.on_connected = on_connected;
+    dc.on_disconnected = on_disconnected;
+    dc.on_selected = on_selected;
+    dc.on_error = on_error;
+    ss.format.struct_size = (uint32_t)sizeof ss.format;
+    sum += (unsigned long)(CAMCORE_VIDEO_RESUME + CAMCORE_VIDEO_PAUSE + CAMCORE_HOOK_PASS +
+                           CAMCORE_HOOK_DROP + CAMCORE_HOOK_REPLACE) +
+           sizeof ss.device_id + ss.format.struct_size + (unsigned long)(s == 0);
+    return (int)(sum & 1u) + (session_config_init != 0) + (session_new != 0) +
+           (session_free != 0) + (start_transmission != 0) + (end_preparation != 0) +
+           (pause_video != 0) + (resume_video != 0) + (hold != 0) + (unhold != 0) +
+           (set_hard_mute != 0) + (end_transmission != 0) + (set_transmission_sink != 0) +
+           (add_preview != 0) + (remove_preview != 0) + (get_state != 0) + (start != 0) +
+           (stop != 0) + (restart != 0) + (change != 0) + (select_ != 0) + (flip != 0) +
+           (set_preference != 0) + (set_capture_hook != 0) + (set_custom_source != 0) +
+           (push_frame != 0) + (set_device_callbacks != 0) + (completion_fn == 0) +
+           (ch.on_capture == 0) + (dc.on_connected == 0) + (dc.on_disconnected == 0) +
+           (dc.on_selected == 0) + (dc.on_error == 0);
+}
+
 int header_check(void);
 int header_check(void)
 {
-    return (int)(use_everything() & 1u) + signatures();
+    return (int)(use_everything() & 1u) + signatures() + controls_section() + session_section();
 }

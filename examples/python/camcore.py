@@ -1396,16 +1396,17 @@ class Manager:
     Args:
         synthetic: also list the built-in synthetic camera (S4), after the real
             ones. The environment variable CAMCORE_SYNTHETIC_CAMERA=1, read when
-            the manager is created, does the same.
+            the manager is created, does the same. 2 lists two: a front
+            "synthetic:0" and a back "synthetic:1" (to try Session.flip()).
 
     Use as a context manager; close() frees it (capturers opened from it stay
     valid and must be closed themselves). Raises NoMemoryError on failure.
     """
 
-    def __init__(self, synthetic: bool = False):
+    def __init__(self, synthetic: Union[bool, int] = False):
         cfg = camcore_manager_config()
         _lib.camcore_manager_config_init(byref(cfg))
-        cfg.include_synthetic = 1 if synthetic else 0
+        cfg.include_synthetic = int(synthetic) if synthetic else 0
         out = _manager_p()
         _check(_lib.camcore_manager_new(byref(cfg), byref(out)), "camcore_manager_new")
         self._handle: Optional[int] = out.value
@@ -1565,3 +1566,1326 @@ class Manager:
 
     def __repr__(self) -> str:
         return f"<camcore.Manager {'closed' if self._handle is None else 'open'}>"
+
+
+# ==========================================================================
+# Controls (S27, S28) — the "Controls" section of camcore.h
+# ==========================================================================
+# Kept apart from the rest of the module: the Capturer methods below are
+# attached by _install_control_methods() at the end of this section.
+#
+#     with m.open(device_id) as cap:
+#         for c in cap.controls():              # list[Control]
+#             print(c.key, c.value, c.range, c.flags_names, c.menu)
+#         cap.control("brightness").value = 200 # or cap.control(camcore.CID_BRIGHTNESS)
+#         applied = cap.control("exposure_time_absolute").set(333)  # driver-rounded value
+#         cap.on_control_changed(lambda ch: print(ch))            # ControlChange events
+
+from ctypes import c_int64 as _c_int64  # noqa: E402
+
+#: Control types (camcore_control_type; equal to V4L2_CTRL_TYPE_*).
+CONTROL_TYPE_INTEGER = 1
+CONTROL_TYPE_BOOLEAN = 2
+CONTROL_TYPE_MENU = 3
+CONTROL_TYPE_BUTTON = 4
+CONTROL_TYPE_INTEGER64 = 5
+CONTROL_TYPE_STRING = 7
+CONTROL_TYPE_BITMASK = 8
+CONTROL_TYPE_INTEGER_MENU = 9
+_CONTROL_TYPE_NAMES = {1: "int", 2: "bool", 3: "menu", 4: "button", 5: "int64", 7: "string",
+                       8: "bitmask", 9: "intmenu"}
+
+#: Control flags (CAMCORE_CONTROL_FLAG_*; equal to V4L2_CTRL_FLAG_*).
+CONTROL_FLAG_DISABLED = 0x0001
+CONTROL_FLAG_GRABBED = 0x0002
+CONTROL_FLAG_READ_ONLY = 0x0004
+CONTROL_FLAG_UPDATE = 0x0008
+CONTROL_FLAG_INACTIVE = 0x0010
+CONTROL_FLAG_SLIDER = 0x0020
+CONTROL_FLAG_WRITE_ONLY = 0x0040
+CONTROL_FLAG_VOLATILE = 0x0080
+CONTROL_FLAG_HAS_PAYLOAD = 0x0100
+CONTROL_FLAG_EXECUTE_ON_WRITE = 0x0200
+CONTROL_FLAG_MODIFY_LAYOUT = 0x0400
+CONTROL_FLAG_DYNAMIC_ARRAY = 0x0800
+_CONTROL_FLAG_NAMES = [
+    (CONTROL_FLAG_DISABLED, "disabled"), (CONTROL_FLAG_GRABBED, "grabbed"),
+    (CONTROL_FLAG_READ_ONLY, "read-only"), (CONTROL_FLAG_UPDATE, "update"),
+    (CONTROL_FLAG_INACTIVE, "inactive"), (CONTROL_FLAG_SLIDER, "slider"),
+    (CONTROL_FLAG_WRITE_ONLY, "write-only"), (CONTROL_FLAG_VOLATILE, "volatile"),
+    (CONTROL_FLAG_HAS_PAYLOAD, "has-payload"), (CONTROL_FLAG_EXECUTE_ON_WRITE, "execute-on-write"),
+    (CONTROL_FLAG_MODIFY_LAYOUT, "modify-layout"), (CONTROL_FLAG_DYNAMIC_ARRAY, "dynamic-array")]
+
+#: What changed in a ControlChange (CAMCORE_CONTROL_CHANGED_*; V4L2_EVENT_CTRL_CH_*).
+CONTROL_CHANGED_VALUE = 0x1
+CONTROL_CHANGED_FLAGS = 0x2
+CONTROL_CHANGED_RANGE = 0x4
+
+#: Ids of common camera controls (CAMCORE_CID_*; equal to V4L2_CID_*).
+CID_BRIGHTNESS = 0x00980900
+CID_CONTRAST = 0x00980901
+CID_SATURATION = 0x00980902
+CID_WHITE_BALANCE_AUTO = 0x0098090C
+CID_AUTOGAIN = 0x00980912
+CID_GAIN = 0x00980913
+CID_POWER_LINE_FREQUENCY = 0x00980918
+CID_WHITE_BALANCE_TEMPERATURE = 0x0098091A
+CID_SHARPNESS = 0x0098091B
+CID_BACKLIGHT_COMPENSATION = 0x0098091C
+CID_EXPOSURE_AUTO = 0x009A0901
+CID_EXPOSURE_ABSOLUTE = 0x009A0902
+CID_PAN_ABSOLUTE = 0x009A0908
+CID_TILT_ABSOLUTE = 0x009A0909
+CID_FOCUS_ABSOLUTE = 0x009A090A
+CID_FOCUS_AUTO = 0x009A090C
+CID_ZOOM_ABSOLUTE = 0x009A090D
+
+
+class camcore_menu_item(Structure):
+    _fields_ = [("index", c_uint32), ("name", c_char_p), ("value", _c_int64)]
+
+
+class camcore_control_info(Structure):
+    _fields_ = [
+        ("id", c_uint32),
+        ("type", c_int32),
+        ("name", c_char_p),
+        ("minimum", _c_int64),
+        ("maximum", _c_int64),
+        ("step", _c_int64),
+        ("default_value", _c_int64),
+        ("value", _c_int64),
+        ("flags", c_uint32),
+        ("menu_count", c_uint32),
+        ("menu", POINTER(camcore_menu_item)),
+    ]
+
+
+class camcore_control_list(Structure):
+    _fields_ = [("count", c_size_t), ("controls", POINTER(camcore_control_info))]
+
+
+ON_CONTROL_CHANGED = CFUNCTYPE(None, c_void_p, c_uint32, _c_int64, c_uint32, c_uint32)
+
+
+class camcore_control_callbacks(Structure):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("user_data", c_void_p),
+        ("on_control_changed", ON_CONTROL_CHANGED),
+    ]
+
+
+_CONTROL_PROTOTYPES = [
+    ("camcore_capturer_list_controls", c_int,
+     [_capturer_p, POINTER(POINTER(camcore_control_list))]),
+    ("camcore_control_list_free", None, [POINTER(camcore_control_list)]),
+    ("camcore_capturer_get_control", c_int, [_capturer_p, c_uint32, POINTER(_c_int64)]),
+    ("camcore_capturer_set_control", c_int,
+     [_capturer_p, c_uint32, _c_int64, POINTER(_c_int64)]),
+    ("camcore_control_callbacks_init", None, [POINTER(camcore_control_callbacks)]),
+    ("camcore_capturer_set_control_callbacks", c_int,
+     [_capturer_p, POINTER(camcore_control_callbacks)]),
+]
+_PROTOTYPES.extend(_CONTROL_PROTOTYPES)
+for _name, _restype, _argtypes in _CONTROL_PROTOTYPES:
+    try:
+        _fn = getattr(_lib, _name)
+    except AttributeError as _e:
+        raise ImportError(f"camcore: {_lib_path} lacks {_name}; library older than this module?") \
+            from _e
+    _fn.restype = _restype
+    _fn.argtypes = _argtypes
+
+
+def control_key(name: str) -> str:
+    """The short name of a control, as v4l2-ctl and `camcore controls` print it:
+    lower case, other characters as one '_' ("Gain, Automatic" -> "gain_automatic")."""
+    out, pending = [], False
+    for ch in name:
+        if ch.isascii() and ch.isalnum():
+            if pending and out:
+                out.append("_")
+            pending = False
+            out.append(ch.lower())
+        else:
+            pending = True
+    return "".join(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class MenuItem:
+    """One item of a menu control: set ``index`` to choose it. ``value`` is the
+    number an integer-menu item stands for (equal to index for menus)."""
+    index: int
+    name: str
+    value: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ControlChange:
+    """A control-change event (V4L2_EVENT_CTRL), as on_control_changed receives it."""
+    id: int
+    value: int
+    flags: int
+    changes: int
+
+    @property
+    def value_changed(self) -> bool:
+        return bool(self.changes & CONTROL_CHANGED_VALUE)
+
+    @property
+    def flags_changed(self) -> bool:
+        return bool(self.changes & CONTROL_CHANGED_FLAGS)
+
+    @property
+    def range_changed(self) -> bool:
+        return bool(self.changes & CONTROL_CHANGED_RANGE)
+
+    @property
+    def inactive(self) -> bool:
+        return bool(self.flags & CONTROL_FLAG_INACTIVE)
+
+
+class Control:
+    """One control of an open capturer (S27), from Capturer.controls() or .control().
+
+    The description (name, type, range, flags, menu) is what it was when listed;
+    ``.value`` reads and writes the device each time. Setting a read-only control
+    raises NotSupportedError, an inactive or grabbed one StateError, a value out of
+    range (or a skipped menu index, or foreign bitmask bits) InvalidArgError whose
+    message gives the valid range. Off-step values are rounded by the driver: use
+    set() to learn the value applied.
+    """
+
+    def __init__(self, capturer: "Capturer", c: camcore_control_info):
+        self._capturer = capturer
+        self.id: int = c.id
+        self.name: str = _s(c.name)
+        self.key: str = control_key(self.name)
+        self.type_code: int = c.type
+        self.type: str = _CONTROL_TYPE_NAMES.get(c.type, f"unknown({c.type})")
+        self.minimum: int = c.minimum
+        self.maximum: int = c.maximum
+        self.step: int = c.step
+        self.default: int = c.default_value
+        #: The value when listed (0 for buttons, write-only and string controls).
+        self.listed_value: int = c.value
+        self.flags: int = c.flags
+        self.menu: List[MenuItem] = [
+            MenuItem(c.menu[i].index, _s(c.menu[i].name), c.menu[i].value)
+            for i in range(c.menu_count)] if c.menu_count else []
+
+    @property
+    def range(self) -> Tuple[int, int, int]:
+        """(minimum, maximum, step). Bitmask: maximum holds the settable bits."""
+        return (self.minimum, self.maximum, self.step)
+
+    @property
+    def flags_names(self) -> List[str]:
+        return [n for bit, n in _CONTROL_FLAG_NAMES if self.flags & bit]
+
+    read_only = property(lambda self: bool(self.flags & CONTROL_FLAG_READ_ONLY))
+    write_only = property(lambda self: bool(self.flags & CONTROL_FLAG_WRITE_ONLY))
+    inactive = property(lambda self: bool(self.flags & CONTROL_FLAG_INACTIVE))
+    volatile = property(lambda self: bool(self.flags & CONTROL_FLAG_VOLATILE))
+    grabbed = property(lambda self: bool(self.flags & CONTROL_FLAG_GRABBED))
+
+    @property
+    def value(self) -> int:
+        """The current value (camcore_capturer_get_control). Raises NotSupportedError
+        for buttons, write-only and string controls."""
+        return self._capturer.get_control(self.id)
+
+    @value.setter
+    def value(self, v) -> None:
+        self.set(v)
+
+    def set(self, v) -> int:
+        """Sets the control and returns the value the driver applied. ``v`` is an
+        int, a bool, or for menus an item's name."""
+        if isinstance(v, str):
+            want = control_key(v)
+            for item in self.menu:
+                if item.name.lower() == v.lower() or control_key(item.name) == want:
+                    v = item.index
+                    break
+            else:
+                raise InvalidArgError(
+                    f"{v!r} is not an item of {self.name!r}; items: "
+                    + ", ".join(f"{i.index}: {i.name}" for i in self.menu), status=E_INVALID_ARG)
+        return self._capturer.set_control(self.id, int(v))
+
+    def press(self) -> None:
+        """Presses a button control."""
+        self._capturer.set_control(self.id, 1)
+
+    def refresh(self) -> "Control":
+        """A fresh description (flags and range may have changed)."""
+        return self._capturer.control(self.id)
+
+    def __repr__(self) -> str:
+        flags = ",".join(self.flags_names)
+        return (f"<camcore.Control {self.key} 0x{self.id:08x} {self.type} "
+                f"range={self.range} default={self.default}"
+                + (f" flags={flags}" if flags else "") + ">")
+
+
+OnControlChanged = Callable[[ControlChange], None]
+
+
+def _capturer_controls(self: "Capturer") -> List[Control]:
+    """Every control of the device with its description (camcore_capturer_list_controls).
+    Empty for the synthetic camera. Raises StateError after close()."""
+    out = POINTER(camcore_control_list)()
+    _check(_lib.camcore_capturer_list_controls(self._h(), byref(out)),
+           "camcore_capturer_list_controls")
+    try:
+        lst = out.contents
+        return [Control(self, lst.controls[i]) for i in range(lst.count)]
+    finally:
+        _lib.camcore_control_list_free(out)
+
+
+def _capturer_control(self: "Capturer", name_or_id: Union[str, int]) -> Control:
+    """One control by id (int, e.g. camcore.CID_BRIGHTNESS), short name
+    ("brightness", "gain_automatic") or full name ("Gain, Automatic").
+    Raises NotSupportedError when the device has no such control."""
+    controls = _capturer_controls(self)
+    for c in controls:
+        if isinstance(name_or_id, int):
+            if c.id == name_or_id:
+                return c
+        elif c.key == control_key(name_or_id) or c.name.lower() == name_or_id.lower():
+            return c
+    what = f"0x{name_or_id:08x}" if isinstance(name_or_id, int) else repr(name_or_id)
+    have = ", ".join(c.key for c in controls) or "none"
+    raise NotSupportedError(f"{self._device_id!r} has no control {what} (controls: {have})",
+                            status=E_NOT_SUPPORTED)
+
+
+def _capturer_get_control(self: "Capturer", control_id: int) -> int:
+    """The current value of control ``control_id`` (camcore_capturer_get_control)."""
+    v = _c_int64()
+    _check(_lib.camcore_capturer_get_control(self._h(), _u32("control_id", control_id), byref(v)),
+           f"camcore_capturer_get_control(0x{control_id:08x})")
+    return v.value
+
+
+def _capturer_set_control(self: "Capturer", control_id: int, value: int) -> int:
+    """Sets control ``control_id``; returns the value applied (camcore_capturer_set_control)."""
+    applied = _c_int64()
+    _check(_lib.camcore_capturer_set_control(self._h(), _u32("control_id", control_id),
+                                             int(value), byref(applied)),
+           f"camcore_capturer_set_control(0x{control_id:08x}, {value})")
+    return applied.value
+
+
+def _capturer_on_control_changed(self: "Capturer", callback: Optional[OnControlChanged]) -> None:
+    """Calls ``callback(change: ControlChange)`` on camcore's control-event thread
+    whenever a control's value, flags or range changes (including changes made
+    through this capturer); None removes it. When this returns after removing or
+    replacing a callback, the old one is never called again. Exceptions in the
+    callback are logged. Raises WouldDeadlockError when called from the callback,
+    NotSupportedError when the driver reports no control events."""
+    h = self._h()
+    if callback is None:
+        _check(_lib.camcore_capturer_set_control_callbacks(h, None),
+               "camcore_capturer_set_control_callbacks")
+        self._control_thunk = None
+        return
+
+    def thunk(_user_data, control_id, value, flags, changes):
+        prev = getattr(_tls, "capturer", None)
+        _tls.capturer = self
+        try:
+            callback(ControlChange(control_id, value, flags, changes))
+        except BaseException:  # never let it reach C
+            log.exception("camcore: exception in on_control_changed of %r", self._device_id)
+        finally:
+            _tls.capturer = prev
+
+    cbs = camcore_control_callbacks()
+    _lib.camcore_control_callbacks_init(byref(cbs))
+    fn = ON_CONTROL_CHANGED(thunk)
+    cbs.on_control_changed = fn
+    old = getattr(self, "_control_thunk", None)
+    self._control_thunk = (cbs, fn, old)  # the old one stays alive until C let go of it
+    _check(_lib.camcore_capturer_set_control_callbacks(h, byref(cbs)),
+           "camcore_capturer_set_control_callbacks")
+    self._control_thunk = (cbs, fn)
+
+
+def _install_control_methods() -> None:
+    Capturer.controls = _capturer_controls
+    Capturer.control = _capturer_control
+    Capturer.get_control = _capturer_get_control
+    Capturer.set_control = _capturer_set_control
+    Capturer.on_control_changed = _capturer_on_control_changed
+
+
+_install_control_methods()
+
+
+# ==========================================================================
+# Hot-plug (S24) — camcore_manager_set_hotplug_callbacks of camcore.h
+# ==========================================================================
+# Kept apart from the rest of the module: Manager.set_hotplug_callbacks is
+# attached at the end of this section.
+#
+#     with camcore.Manager() as m:
+#         m.set_hotplug_callbacks(on_connected=lambda d: print("+", d.node, d.id),
+#                                 on_disconnected=lambda d: print("-", d.node, d.id))
+#         ...                                   # events come on camcore's hot-plug thread
+#         m.set_hotplug_callbacks(None, None)   # stop: no callback runs after it returns
+
+_ON_DEVICE = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info))
+
+
+class camcore_hotplug_callbacks(Structure):
+    """Hot-plug callbacks of a manager (camcore_hotplug_callbacks)."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("user_data", c_void_p),
+        ("on_connected", _ON_DEVICE),
+        ("on_disconnected", _ON_DEVICE),
+    ]
+
+
+_lib.camcore_manager_set_hotplug_callbacks.restype = c_int
+_lib.camcore_manager_set_hotplug_callbacks.argtypes = [_manager_p,
+                                                       POINTER(camcore_hotplug_callbacks)]
+
+# Which manager's hot-plug callback runs on this thread (for the deadlock guard).
+_hotplug_tls = threading.local()
+
+
+def _device_from_c(d: camcore_device_info) -> DeviceInfo:
+    return DeviceInfo(
+        id=_s(d.id), name=_s(d.name), node=_s(d.node), bus_info=_s(d.bus_info),
+        driver=_s(d.driver), usb_vendor_id=d.usb_vendor_id, usb_product_id=d.usb_product_id,
+        flags=d.flags, device_caps=d.device_caps,
+        type=_TYPE_NAMES.get(d.type, f"unknown({d.type})"),
+        position=_POSITION_NAMES.get(d.position, f"unknown({d.position})"),
+        multiplanar=bool(d.flags & DEVICE_MULTIPLANAR), synthetic=bool(d.flags & DEVICE_SYNTHETIC),
+        unavailable_reason=_s(d.unavailable_reason))
+
+
+OnDevice = Callable[[DeviceInfo], None]
+
+
+def _manager_set_hotplug_callbacks(self: "Manager", on_connected: Optional[OnDevice] = None,
+                                   on_disconnected: Optional[OnDevice] = None) -> None:
+    """Reports capture devices plugged in or removed from now on (S24,
+    camcore_manager_set_hotplug_callbacks).
+
+    Each callback gets a DeviceInfo (for a removal: what was known of the
+    device) and runs on camcore's own hot-plug thread (libudev monitor; the
+    app pumps nothing). Only capture devices (S1) are reported. Passing None
+    for both stops the reports; when this returns, the old callbacks are not
+    called again. An exception in a callback is logged, never reaches C.
+
+    Raises IOError_ (no udev monitor), WouldDeadlockError (called from one of
+    this manager's hot-plug callbacks).
+    """
+    h = self._h()
+    if getattr(_hotplug_tls, "manager", None) is self:
+        raise WouldDeadlockError("set_hotplug_callbacks() called from this manager's own "
+                                 "hot-plug callback")
+
+    def thunk(fn: Optional[OnDevice], what: str):
+        if fn is None:
+            return _ON_DEVICE()
+
+        def call(_user_data, dev_ptr):
+            prev = getattr(_hotplug_tls, "manager", None)
+            _hotplug_tls.manager = self
+            try:
+                fn(_device_from_c(dev_ptr.contents))
+            except BaseException:  # never let it reach C
+                log.exception("camcore: exception in hot-plug callback %s", what)
+            finally:
+                _hotplug_tls.manager = prev
+        return _ON_DEVICE(call)
+
+    with self._lock:
+        old = getattr(self, "_hotplug", None)
+        if on_connected is None and on_disconnected is None:
+            _check(_lib.camcore_manager_set_hotplug_callbacks(h, None),
+                   "camcore_manager_set_hotplug_callbacks")
+            self._hotplug = None  # C calls none of the old thunks any more
+            return
+        cbs = camcore_hotplug_callbacks()
+        cbs.struct_size = sizeof(camcore_hotplug_callbacks)
+        cbs.on_connected = thunk(on_connected, "on_connected")
+        cbs.on_disconnected = thunk(on_disconnected, "on_disconnected")
+        # Keep the new thunks (and the old ones, until C stops using them) alive.
+        self._hotplug = (cbs, old)
+        status = _lib.camcore_manager_set_hotplug_callbacks(h, byref(cbs))
+        if status < 0:
+            self._hotplug = old
+            _check(status, "camcore_manager_set_hotplug_callbacks")
+        self._hotplug = (cbs,)  # the call replaced the old callbacks: C no longer uses them
+
+
+Manager.set_hotplug_callbacks = _manager_set_hotplug_callbacks
+
+
+# ==========================================================================
+# Video session (S9–S21) — the "Video session" section of camcore.h
+# ==========================================================================
+# Kept apart from the rest of the module: Manager.session is attached at the
+# end of this section.
+#
+#     with camcore.Manager(synthetic=2) as m:           # front synthetic:0, back synthetic:1
+#         with m.session(width=640, height=480) as s:   # camera off (S9)
+#             pid = s.add_preview(lambda f: show(f.array))          # on: a preview
+#             s.set_transmission_sink(lambda f: send(f.copy()))
+#             s.start_transmission()                                 # S10 resume
+#             s.pause_video(); s.resume_video(); s.hold(); s.unhold()  # S11, S12
+#             s.flip()                                 # S19: waits, raises on failure
+#             s.remove_preview(pid)
+#             print(s.state)                           # SessionState(camera_on=True, ...)
+#
+# Callbacks: frame callbacks (sink, previews, hook) run on the capture
+# thread, or for pushed frames on the pushing thread; completions and device
+# events on the session's camera queue. None of them may block waiting for
+# the session (wait=True is refused there with WouldDeadlockError). An
+# exception a callback raises never reaches C: it is logged and the first is
+# kept in Session.callback_error.
+#
+# C calls every callback through a few module-level CFUNCTYPE thunks that
+# live as long as the module; user_data is a token looked up in a registry,
+# so no thunk can be collected while C may call it, and a token C still uses
+# after Python forgot it is ignored.
+
+import time as _time  # noqa: E402
+
+#: Initial video state of a transmission (S10).
+VIDEO_RESUME = 0
+VIDEO_PAUSE = 1
+#: Capture hook results (S20).
+HOOK_PASS = 0
+HOOK_DROP = 1
+HOOK_REPLACE = 2
+
+_session_p = c_void_p
+
+
+class camcore_session_config(Structure):
+    """Session settings (camcore_session_config)."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("device_id", c_char_p),
+        ("preference", camcore_preference),
+        ("return_to_reconnected_device", c_int32),
+    ]
+
+
+class camcore_session_state(Structure):
+    """A snapshot of a session (camcore_session_state)."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("camera_on", c_int32),
+        ("transmitting", c_int32),
+        ("paused", c_int32),
+        ("held", c_int32),
+        ("preparing", c_int32),
+        ("hard_muted", c_int32),
+        ("custom_source", c_int32),
+        ("stopped_by_app", c_int32),
+        ("preview_count", c_uint32),
+        ("device_id", c_char * 256),
+        ("format", camcore_capture_format),
+    ]
+
+
+_COMPLETION = CFUNCTYPE(None, c_void_p, c_int)
+_ON_CAPTURE = CFUNCTYPE(c_int, c_void_p, _frame_p, _frame_p)
+_ON_SESSION_DEVICE = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info))
+_ON_SELECTED = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info),
+                         POINTER(camcore_capture_format))
+_ON_DEVICE_ERROR = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info), c_int, c_char_p)
+
+
+class camcore_capture_hook(Structure):
+    """A capture hook (camcore_capture_hook, S20)."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("user_data", c_void_p),
+        ("on_capture", _ON_CAPTURE),
+    ]
+
+
+class camcore_device_callbacks(Structure):
+    """Device events of a session (camcore_device_callbacks, S24)."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("user_data", c_void_p),
+        ("on_connected", _ON_SESSION_DEVICE),
+        ("on_disconnected", _ON_SESSION_DEVICE),
+        ("on_selected", _ON_SELECTED),
+        ("on_error", _ON_DEVICE_ERROR),
+    ]
+
+
+_SESSION_PROTOTYPES = [
+    ("camcore_session_config_init", None, [POINTER(camcore_session_config)]),
+    ("camcore_session_new", c_int,
+     [_manager_p, POINTER(camcore_session_config), POINTER(_session_p)]),
+    ("camcore_session_free", None, [_session_p]),
+    ("camcore_session_start_transmission", c_int, [_session_p, c_int, c_int]),
+    ("camcore_session_end_preparation", c_int, [_session_p]),
+    ("camcore_session_pause_video", c_int, [_session_p]),
+    ("camcore_session_resume_video", c_int, [_session_p]),
+    ("camcore_session_hold", c_int, [_session_p]),
+    ("camcore_session_unhold", c_int, [_session_p]),
+    ("camcore_session_set_hard_mute", c_int, [_session_p, c_int]),
+    ("camcore_session_end_transmission", c_int, [_session_p]),
+    ("camcore_session_set_transmission_sink", c_int,
+     [_session_p, POINTER(camcore_frame_callbacks)]),
+    ("camcore_session_add_preview", c_int,
+     [_session_p, POINTER(camcore_frame_callbacks), POINTER(c_uint32)]),
+    ("camcore_session_remove_preview", c_int, [_session_p, c_uint32]),
+    ("camcore_session_get_state", c_int, [_session_p, POINTER(camcore_session_state)]),
+    ("camcore_session_start", c_int,
+     [_session_p, POINTER(camcore_capture_config), _COMPLETION, c_void_p]),
+    ("camcore_session_stop", c_int, [_session_p, _COMPLETION, c_void_p]),
+    ("camcore_session_restart", c_int, [_session_p, _COMPLETION, c_void_p]),
+    ("camcore_session_change", c_int,
+     [_session_p, POINTER(camcore_capture_config), _COMPLETION, c_void_p]),
+    ("camcore_session_select", c_int, [_session_p, c_char_p, _COMPLETION, c_void_p]),
+    ("camcore_session_flip", c_int, [_session_p, _COMPLETION, c_void_p]),
+    ("camcore_session_set_preference", c_int,
+     [_session_p, POINTER(camcore_preference), _COMPLETION, c_void_p]),
+    ("camcore_session_set_capture_hook", c_int, [_session_p, POINTER(camcore_capture_hook)]),
+    ("camcore_session_set_custom_source", c_int, [_session_p, c_int]),
+    ("camcore_session_push_frame", c_int, [_session_p, _frame_p]),
+    ("camcore_session_set_device_callbacks", c_int,
+     [_session_p, POINTER(camcore_device_callbacks)]),
+]
+_PROTOTYPES.extend(_SESSION_PROTOTYPES)
+for _name, _restype, _argtypes in _SESSION_PROTOTYPES:
+    try:
+        _fn = getattr(_lib, _name)
+    except AttributeError as _e:
+        raise ImportError(f"camcore: {_lib_path} lacks {_name}; library older than this module?") \
+            from _e
+    _fn.restype = _restype
+    _fn.argtypes = _argtypes
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionState:
+    """A snapshot of a session (camcore_session_get_state).
+
+    camera_on is S9's output: the device is open and streaming. format is
+    what the camera captures while on (None while off).
+    """
+    camera_on: bool
+    transmitting: bool
+    paused: bool
+    held: bool
+    preparing: bool
+    hard_muted: bool
+    custom_source: bool
+    stopped_by_app: bool
+    preview_count: int
+    device_id: str
+    format: Optional[CaptureFormat]
+
+    @property
+    def s9_wants_camera(self) -> bool:
+        """What S9 says camera_on should be, from the other fields."""
+        tx = (self.transmitting and not self.paused and not self.held and not self.hard_muted
+              and not self.custom_source)
+        return (tx or self.preview_count > 0) and not self.stopped_by_app and bool(self.device_id)
+
+
+def _capture_format_from_c(out: camcore_capture_format) -> CaptureFormat:
+    n = min(out.plane_count, 3)
+    return CaptureFormat(
+        fourcc=fourcc_str(out.fourcc), width=out.width, height=out.height,
+        plane_count=out.plane_count, strides=[out.strides[i] for i in range(n)],
+        frame_bytes=out.frame_bytes, fps=_frac(out.fps), buffer_count=out.buffer_count,
+        source_fourcc=fourcc_str(out.source_fourcc), adjusted=out.adjusted)
+
+
+# -- the callback registry: token -> what C's user_data stands for --------------
+
+_cb_lock = threading.Lock()
+_cb_registry: dict = {}
+_cb_next = [1]
+# Which session's callback is running on this thread (deadlock guard).
+_session_tls = threading.local()
+
+
+def _cb_add(entry) -> int:
+    with _cb_lock:
+        token = _cb_next[0]
+        _cb_next[0] += 1
+        _cb_registry[token] = entry
+    return token
+
+
+def _cb_drop(*tokens) -> None:
+    with _cb_lock:
+        for t in tokens:
+            if t is not None:
+                _cb_registry.pop(t, None)
+
+
+def _cb_get(user_data):
+    return _cb_registry.get(user_data) if user_data else None
+
+
+class _Entry:
+    """What one token stands for: the session and the Python callable(s)."""
+
+    __slots__ = ("session", "fn", "extra")
+
+    def __init__(self, session: "Session", fn, extra=None):
+        self.session = session
+        self.fn = fn
+        self.extra = extra
+
+
+def _run_callback(session: "Session", what: str, fn, *args):
+    """Calls fn(*args) marked as inside `session`'s callback; never raises."""
+    prev = getattr(_session_tls, "session", None)
+    _session_tls.session = session
+    try:
+        return fn(*args)
+    except BaseException as e:  # never let it reach C
+        session._store_callback_exception(what, e)
+        return None
+    finally:
+        _session_tls.session = prev
+
+
+def _frame_thunk_py(user_data, frame_ptr):
+    entry = _cb_get(user_data)
+    if entry is None:
+        return
+    frame = Frame(frame_ptr)
+    try:
+        _run_callback(entry.session, entry.extra or "frame callback", entry.fn, frame)
+    finally:
+        frame._ptr = None
+
+
+def _hook_thunk_py(user_data, frame_ptr, replacement_ptr):
+    entry = _cb_get(user_data)
+    if entry is None:
+        return HOOK_PASS
+    frame = Frame(frame_ptr)
+    try:
+        r = _run_callback(entry.session, "capture hook", entry.fn, frame)
+    finally:
+        frame._ptr = None
+    if r is None or r == "pass" or r == HOOK_PASS:
+        return HOOK_PASS
+    if r == "drop" or r == HOOK_DROP:
+        return HOOK_DROP
+    entry.session._store_callback_exception(
+        "capture hook", ValueError(f"capture hook returned {r!r}; expected 'pass' or 'drop'"))
+    return HOOK_PASS
+
+
+def _completion_thunk_py(user_data, status):
+    entry = _cb_get(user_data)
+    if entry is None:
+        return
+    _cb_drop(user_data)  # called exactly once (S16): the token is done
+    err = None
+    if status < 0:
+        # The detail was set on this thread (the camera queue) for this completion.
+        err = error_for_status(status, entry.extra["what"], last_error_message())
+    pending = entry.extra
+    pending["error"] = err
+    pending["status"] = status
+    pending["calls"] += 1
+    try:
+        if entry.fn is not None:
+            _run_callback(entry.session, f"completion of {pending['what']}", entry.fn, err)
+    finally:
+        pending["done"].set()
+
+
+def _device_event(kind):
+    def thunk(user_data, *args):
+        entry = _cb_get(user_data)
+        if entry is None:
+            return
+        fn = entry.fn.get(kind)
+        if fn is None:
+            return
+        dev = _device_from_c(args[0].contents) if args[0] else None
+        if kind == "on_selected":
+            fmt = _capture_format_from_c(args[1].contents) if args[1] else None
+            _run_callback(entry.session, kind, fn, dev, fmt)
+        elif kind == "on_error":
+            err = error_for_status(args[1], f"capture on {dev.id if dev else '?'!r} failed",
+                                   _s(args[2]))
+            _run_callback(entry.session, kind, fn, dev, err)
+        else:
+            _run_callback(entry.session, kind, fn, dev)
+    return thunk
+
+
+# The thunks C calls: created once, alive as long as the module.
+_SESSION_FRAME_THUNK = ON_FRAME(_frame_thunk_py)
+_SESSION_HOOK_THUNK = _ON_CAPTURE(_hook_thunk_py)
+_SESSION_COMPLETION_THUNK = _COMPLETION(_completion_thunk_py)
+_SESSION_DEVICE_THUNKS = {
+    "on_connected": _ON_SESSION_DEVICE(_device_event("on_connected")),
+    "on_disconnected": _ON_SESSION_DEVICE(_device_event("on_disconnected")),
+    "on_selected": _ON_SELECTED(_device_event("on_selected")),
+    "on_error": _ON_DEVICE_ERROR(_device_event("on_error")),
+}
+
+# Sessions not yet closed (closed at interpreter exit).
+_live_sessions: set = set()
+
+
+def _close_sessions_at_exit() -> None:
+    with _cb_lock:
+        sessions = list(_live_sessions)
+    for s in sessions:
+        try:
+            s.close()
+        except Exception:
+            pass
+
+
+atexit.register(_close_sessions_at_exit)
+
+SessionFrameCallback = Callable[[Frame], None]
+Completion = Callable[[Optional[CamcoreError]], None]
+
+# Planes of a pushed frame by FourCC: list of (bytes-per-pixel of the row,
+# width divisor, height divisor). Packed formats have one plane.
+_PUSH_LAYOUTS = {
+    "YUYV": [(2, 1, 1)], "UYVY": [(2, 1, 1)], "YVYU": [(2, 1, 1)], "VYUY": [(2, 1, 1)],
+    "RGB3": [(3, 1, 1)], "BGR3": [(3, 1, 1)], "AB24": [(4, 1, 1)], "AR24": [(4, 1, 1)],
+    "XR24": [(4, 1, 1)], "RGB4": [(4, 1, 1)], "BGR4": [(4, 1, 1)], "GREY": [(1, 1, 1)],
+    "YU12": [(1, 1, 1), (1, 2, 2), (1, 2, 2)], "YV12": [(1, 1, 1), (1, 2, 2), (1, 2, 2)],
+    "NV12": [(1, 1, 1), (2, 2, 2)], "NV21": [(1, 1, 1), (2, 2, 2)],
+}
+
+
+class Session:
+    """A video session: the camera switch of a call (camcore_session, S9–S21).
+
+    The camera is on (open and streaming) exactly when video is transmitted
+    or at least one preview is active (S9). Created by Manager.session(); a
+    context manager; close() turns the camera off and frees the session, and
+    when it returns no callback of the session runs again.
+
+    The transmission and preview calls wait until the change took effect and
+    raise on failure (StateError with no transmission, the camera's error when
+    it had to turn on: the state is kept, the next change retries). Called
+    from inside one of the session's frame callbacks they are queued instead,
+    take effect right after the callback, and return at once.
+
+    The capturer operations (start, stop, restart, change, select, flip,
+    set_preference) take completion(error_or_None), called once on the camera
+    queue after the operation took effect; with wait=True (the default) the
+    call also blocks until then and raises the error.
+    """
+
+    def __init__(self, manager: "Manager", handle: int):
+        self._manager = manager       # the manager must outlive the session
+        self._handle: Optional[int] = handle
+        self._lock = threading.Lock()
+        self._sink_token: Optional[int] = None
+        self._hook_token: Optional[int] = None
+        self._device_token: Optional[int] = None
+        self._device_fns: dict = {}
+        self._previews: dict = {}     # preview id -> token
+        self._retired: List[int] = []  # tokens C may still call (changes made from a callback)
+        self._tokens: set = set()     # every token of this session, dropped at close
+        self._push_sequence = 0
+        #: The first exception a callback raised (logged too), or None.
+        self.callback_error: Optional[BaseException] = None
+        #: How many exceptions callbacks raised.
+        self.callback_error_count = 0
+        with _cb_lock:
+            _live_sessions.add(self)
+
+    # -- helpers --
+    def _h(self) -> int:
+        h = self._handle
+        if h is None:
+            raise StateError("session is closed")
+        return h
+
+    def _in_own_callback(self) -> bool:
+        return getattr(_session_tls, "session", None) is self
+
+    def _store_callback_exception(self, what: str, exc: BaseException) -> None:
+        with self._lock:
+            self.callback_error_count += 1
+            first = self.callback_error is None
+            if first:
+                self.callback_error = exc
+        log.error("camcore: exception in session %s", what,
+                  exc_info=(type(exc), exc, exc.__traceback__))
+
+    def _token(self, fn, extra=None) -> int:
+        t = _cb_add(_Entry(self, fn, extra))
+        with self._lock:
+            self._tokens.add(t)
+        return t
+
+    def _forget(self, *tokens) -> None:
+        """Drops tokens C no longer calls; from inside a callback the change is
+        only queued, so they are kept until the next change made from outside."""
+        tokens = [t for t in tokens if t is not None]
+        if self._in_own_callback():
+            with self._lock:
+                self._retired.extend(tokens)
+            return
+        with self._lock:
+            retired, self._retired = self._retired, []
+            for t in tokens + retired:
+                self._tokens.discard(t)
+        _cb_drop(*tokens, *retired)
+
+    def _call(self, status: int, what: str) -> None:
+        _check(status, what)
+
+    def _frame_callbacks(self, fn, what: str) -> Tuple[camcore_frame_callbacks, int]:
+        cbs = camcore_frame_callbacks()
+        _lib.camcore_frame_callbacks_init(byref(cbs))
+        token = self._token(fn, what)
+        cbs.user_data = token
+        cbs.on_frame = _SESSION_FRAME_THUNK
+        return cbs, token
+
+    # -- state --
+    @property
+    def closed(self) -> bool:
+        """True after close()."""
+        return self._handle is None
+
+    @property
+    def state(self) -> SessionState:
+        """A snapshot of the session (camcore_session_get_state); safe from callbacks."""
+        out = camcore_session_state()
+        out.struct_size = sizeof(camcore_session_state)
+        out.format.struct_size = sizeof(camcore_capture_format)
+        _check(_lib.camcore_session_get_state(self._h(), byref(out)),
+               "camcore_session_get_state")
+        return SessionState(
+            camera_on=bool(out.camera_on), transmitting=bool(out.transmitting),
+            paused=bool(out.paused), held=bool(out.held), preparing=bool(out.preparing),
+            hard_muted=bool(out.hard_muted), custom_source=bool(out.custom_source),
+            stopped_by_app=bool(out.stopped_by_app), preview_count=out.preview_count,
+            device_id=out.device_id.decode("utf-8", errors="replace"),
+            format=_capture_format_from_c(out.format) if out.camera_on else None)
+
+    @property
+    def camera_on(self) -> bool:
+        """S9: the camera device is open and streaming."""
+        return self.state.camera_on
+
+    # -- transmission (S10–S13, S15) --
+    def start_transmission(self, initial: str = "resume", preparing: bool = False) -> None:
+        """Starts transmission (S10): initial 'resume' (camera on at once) or 'pause'
+        (off until resume_video). preparing=True: responder preparation (S13), no
+        frame reaches the sink until end_preparation(). Raises StateError (already
+        transmitting), InvalidArgError, or the camera's error (the state is kept)."""
+        if initial not in ("resume", "pause", VIDEO_RESUME, VIDEO_PAUSE):
+            raise InvalidArgError(f"initial={initial!r}: expected 'resume' or 'pause'")
+        code = VIDEO_PAUSE if initial in ("pause", VIDEO_PAUSE) else VIDEO_RESUME
+        self._call(_lib.camcore_session_start_transmission(self._h(), code, 1 if preparing else 0),
+                   "camcore_session_start_transmission")
+
+    def end_preparation(self) -> None:
+        """Ends responder preparation: frames reach the sink from now (S13)."""
+        self._call(_lib.camcore_session_end_preparation(self._h()),
+                   "camcore_session_end_preparation")
+
+    def pause_video(self) -> None:
+        """S12: stop transmitting; the camera turns off unless a preview is active."""
+        self._call(_lib.camcore_session_pause_video(self._h()), "camcore_session_pause_video")
+
+    def resume_video(self) -> None:
+        """S12: transmit again; the camera turns back on."""
+        self._call(_lib.camcore_session_resume_video(self._h()), "camcore_session_resume_video")
+
+    def hold(self) -> None:
+        """S11: hold the call: no transmission; camera off unless a preview is active."""
+        self._call(_lib.camcore_session_hold(self._h()), "camcore_session_hold")
+
+    def unhold(self) -> None:
+        """S11: unhold: transmission and camera as before the hold."""
+        self._call(_lib.camcore_session_unhold(self._h()), "camcore_session_unhold")
+
+    def hard_mute(self, muted: bool = True) -> None:
+        """S15: True turns the transmission's camera off keeping the other state; False restores it."""
+        self._call(_lib.camcore_session_set_hard_mute(self._h(), 1 if muted else 0),
+                   "camcore_session_set_hard_mute")
+
+    def end_transmission(self) -> None:
+        """Ends transmission; the camera turns off unless a preview is active. OK when not transmitting."""
+        self._call(_lib.camcore_session_end_transmission(self._h()),
+                   "camcore_session_end_transmission")
+
+    def set_transmission_sink(self, on_frame: Optional[SessionFrameCallback]) -> None:
+        """Where transmitted frames go (S15): on_frame(frame) on the capture thread
+        (pushed frames: on the pushing thread). None keeps the camera as S9 says and
+        drops the frames. When this returns the old sink is not called again."""
+        h = self._h()
+        old = self._sink_token
+        if on_frame is None:
+            status = _lib.camcore_session_set_transmission_sink(h, None)
+            token = None
+        else:
+            cbs, token = self._frame_callbacks(on_frame, "transmission sink")
+            status = _lib.camcore_session_set_transmission_sink(h, byref(cbs))
+        if status < 0:
+            self._forget(token)
+            _check(status, "camcore_session_set_transmission_sink")
+        self._sink_token = token
+        self._forget(old)
+
+    # -- previews (S14) --
+    def add_preview(self, on_frame: SessionFrameCallback) -> int:
+        """Adds a preview receiver (S14): on_frame(frame) for every camera frame, on
+        the capture thread; the camera turns on if it was off. Returns the preview's
+        id for remove_preview(). On the camera's error the preview stays added; the
+        error is raised with .preview_id set."""
+        h = self._h()
+        cbs, token = self._frame_callbacks(on_frame, "preview")
+        pid = c_uint32(0)
+        status = _lib.camcore_session_add_preview(h, byref(cbs), byref(pid))
+        if status < 0 and pid.value == 0:
+            self._forget(token)
+            _check(status, "camcore_session_add_preview")
+        with self._lock:
+            self._previews[pid.value] = token
+        if status < 0:
+            err = error_for_status(status, "camcore_session_add_preview", last_error_message())
+            err.preview_id = pid.value
+            raise err
+        return pid.value
+
+    def remove_preview(self, preview_id: int) -> None:
+        """Removes a preview: when this returns it is not called again; the camera
+        turns off if nothing else needs it. Raises InvalidArgError for an unknown id."""
+        self._call(_lib.camcore_session_remove_preview(self._h(), _u32("preview_id", preview_id)),
+                   "camcore_session_remove_preview")
+        with self._lock:
+            token = self._previews.pop(preview_id, None)
+        self._forget(token)
+
+    # -- capturer operations (S16–S19) --
+    def _op(self, what: str, call, completion: Optional[Completion], wait: bool,
+            timeout: float) -> None:
+        if wait and self._in_own_callback():
+            raise WouldDeadlockError(
+                f"{what}(wait=True) from inside this session's callback would deadlock; "
+                "pass wait=False (and a completion)")
+        pending = {"what": what, "done": threading.Event(), "error": None, "status": None,
+                   "calls": 0}
+        token = self._token(completion, pending)
+        status = call(token)
+        if status < 0:
+            self._forget(token)
+            _check(status, what)
+        if not wait:
+            return
+        if not pending["done"].wait(timeout):
+            raise TimeoutError_(f"{what}: no completion within {timeout} s", status=E_TIMEOUT)
+        if pending["error"] is not None:
+            raise pending["error"]
+
+    def start(self, fourcc: Union[str, int] = "YUYV", width: int = 640, height: int = 480,
+              fps=30, buffer_count: int = 4, completion: Optional[Completion] = None,
+              wait: bool = True, timeout: float = 10.0) -> None:
+        """S17 start: capture with this setting whenever S9 says on (clears a stop)."""
+        cfg = self._config(fourcc, width, height, fps, buffer_count)
+        h = self._h()
+        self._op("camcore_session_start",
+                 lambda t: _lib.camcore_session_start(h, byref(cfg), _SESSION_COMPLETION_THUNK, t),
+                 completion, wait, timeout)
+
+    def change(self, fourcc: Union[str, int] = "YUYV", width: int = 640, height: int = 480,
+               fps=30, buffer_count: int = 4, completion: Optional[Completion] = None,
+               wait: bool = True, timeout: float = 10.0) -> None:
+        """S17 change: new settings; the camera restarts with them if it is on."""
+        cfg = self._config(fourcc, width, height, fps, buffer_count)
+        h = self._h()
+        self._op("camcore_session_change",
+                 lambda t: _lib.camcore_session_change(h, byref(cfg), _SESSION_COMPLETION_THUNK, t),
+                 completion, wait, timeout)
+
+    def stop(self, completion: Optional[Completion] = None, wait: bool = True,
+             timeout: float = 10.0) -> None:
+        """S17 stop: the camera turns off and stays off until start or restart."""
+        h = self._h()
+        self._op("camcore_session_stop",
+                 lambda t: _lib.camcore_session_stop(h, _SESSION_COMPLETION_THUNK, t),
+                 completion, wait, timeout)
+
+    def restart(self, completion: Optional[Completion] = None, wait: bool = True,
+                timeout: float = 10.0) -> None:
+        """S17 restart: back on (if S9 says so) with the settings before the stop."""
+        h = self._h()
+        self._op("camcore_session_restart",
+                 lambda t: _lib.camcore_session_restart(h, _SESSION_COMPLETION_THUNK, t),
+                 completion, wait, timeout)
+
+    def select(self, device_id: str, completion: Optional[Completion] = None, wait: bool = True,
+               timeout: float = 10.0) -> None:
+        """S18 select: switch to device_id keeping the preferred setting; on_selected
+        reports it. Raises CustomSourceActiveError while a custom source is on,
+        NoDeviceError for an unknown id."""
+        h = self._h()
+        b = device_id.encode("utf-8")
+        self._op(f"camcore_session_select({device_id!r})",
+                 lambda t: _lib.camcore_session_select(h, b, _SESSION_COMPLETION_THUNK, t),
+                 completion, wait, timeout)
+
+    def flip(self, completion: Optional[Completion] = None, wait: bool = True,
+             timeout: float = 10.0) -> None:
+        """S19 flip: the camera facing the other way (or the next one) at the nearest
+        format and rate. Raises NoDeviceError (no other camera), CustomSourceActiveError."""
+        h = self._h()
+        self._op("camcore_session_flip",
+                 lambda t: _lib.camcore_session_flip(h, _SESSION_COMPLETION_THUNK, t),
+                 completion, wait, timeout)
+
+    def set_preference(self, width: int = 1280, height: int = 720, min_fps=15, max_fps=30,
+                       output: Union[str, int, None] = None,
+                       completion: Optional[Completion] = None, wait: bool = True,
+                       timeout: float = 10.0) -> None:
+        """The preferred setting (S6) used when the camera turns on; applied now if it
+        is on with the preference."""
+        pref = _session_preference(width, height, min_fps, max_fps, output)
+        h = self._h()
+        self._op("camcore_session_set_preference",
+                 lambda t: _lib.camcore_session_set_preference(h, byref(pref),
+                                                               _SESSION_COMPLETION_THUNK, t),
+                 completion, wait, timeout)
+
+    @staticmethod
+    def _config(fourcc, width, height, fps, buffer_count) -> camcore_capture_config:
+        cfg = camcore_capture_config()
+        _lib.camcore_capture_config_init(byref(cfg))
+        cfg.fourcc = _fourcc(fourcc)
+        cfg.width = _u32("width", width)
+        cfg.height = _u32("height", height)
+        cfg.fps = _to_c_fraction(fps)
+        cfg.buffer_count = _u32("buffer_count", buffer_count)
+        return cfg
+
+    # -- hook and custom source (S20, S21) --
+    def set_capture_hook(self, hook: Optional[Callable[[Frame], Optional[str]]]) -> None:
+        """S20: hook(frame) runs for each camera frame before transmission and
+        previews, on the capture thread; it returns 'pass' (or None) or 'drop'.
+        None removes it; when this returns the old hook is not called again."""
+        h = self._h()
+        old = self._hook_token
+        if hook is None:
+            status = _lib.camcore_session_set_capture_hook(h, None)
+            token = None
+        else:
+            token = self._token(hook, "capture hook")
+            c = camcore_capture_hook()
+            c.struct_size = sizeof(camcore_capture_hook)
+            c.user_data = token
+            c.on_capture = _SESSION_HOOK_THUNK
+            status = _lib.camcore_session_set_capture_hook(h, byref(c))
+        if status < 0:
+            self._forget(token)
+            _check(status, "camcore_session_set_capture_hook")
+        self._hook_token = token
+        self._forget(old)
+
+    def custom_source(self, active: bool = True) -> None:
+        """S21: while active, transmission takes push_frame()'s frames instead of the
+        camera's; the camera runs only for previews; select/flip fail."""
+        self._call(_lib.camcore_session_set_custom_source(self._h(), 1 if active else 0),
+                   "camcore_session_set_custom_source")
+
+    def push_frame(self, array: np.ndarray, fourcc: Union[str, int], width: int, height: int,
+                   sequence: Optional[int] = None, timestamp_ns: Optional[int] = None) -> None:
+        """S21: pushes an app frame into transmission; delivered to the sink on this
+        thread when transmission takes frames (else dropped). array holds the whole
+        image, tightly packed (rows of width * bytes per pixel; planar formats plane
+        after plane). Raises StateError (no custom source), InvalidArgError."""
+        h = self._h()
+        data = np.ascontiguousarray(array, dtype=np.uint8).reshape(-1)
+        fcc = _fourcc(fourcc)
+        name = fourcc_str(fcc)
+        width, height = _u32("width", width), _u32("height", height)
+        layout = _PUSH_LAYOUTS.get(name)
+        f = camcore_frame()
+        f.struct_size = sizeof(camcore_frame)
+        f.fourcc = fcc
+        f.width = width
+        f.height = height
+        base = data.ctypes.data
+        if layout is None:  # compressed or unknown: one plane, no stride
+            f.plane_count = 1
+            f.planes[0].data = base
+            f.planes[0].stride = 0
+            f.planes[0].length = data.size
+        else:
+            offset = 0
+            for i, (bpp, wdiv, hdiv) in enumerate(layout):
+                stride = bpp * ((width + wdiv - 1) // wdiv)
+                length = stride * ((height + hdiv - 1) // hdiv)
+                if offset + length > data.size:
+                    raise InvalidArgError(
+                        f"push_frame: {data.size} bytes is too small for {name} "
+                        f"{width}x{height} (plane {i} ends at {offset + length})")
+                f.planes[i].data = base + offset
+                f.planes[i].stride = stride
+                f.planes[i].length = length
+                offset += length
+            f.plane_count = len(layout)
+        if sequence is None:
+            sequence = self._push_sequence
+        self._push_sequence = (int(sequence) + 1) & _U32_MAX
+        f.sequence = int(sequence) & _U32_MAX
+        f.timestamp_ns = _time.monotonic_ns() if timestamp_ns is None else int(timestamp_ns)
+        _check(_lib.camcore_session_push_frame(h, byref(f)), "camcore_session_push_frame")
+
+    # -- device events (S24) --
+    def set_device_callbacks(self, on_selected=None, on_error=None, on_connected=None,
+                             on_disconnected=None) -> None:
+        """Device events, on the camera queue: on_selected(device, format) when the
+        device in use changed (format: the one it captures or will), on_error(device,
+        error) when capture stopped on its own, on_connected(device),
+        on_disconnected(device). All None removes them."""
+        h = self._h()
+        fns = {"on_selected": on_selected, "on_error": on_error, "on_connected": on_connected,
+               "on_disconnected": on_disconnected}
+        old = self._device_token
+        if all(v is None for v in fns.values()):
+            status = _lib.camcore_session_set_device_callbacks(h, None)
+            token = None
+        else:
+            token = self._token({k: v for k, v in fns.items() if v is not None})
+            c = camcore_device_callbacks()
+            c.struct_size = sizeof(camcore_device_callbacks)
+            c.user_data = token
+            for k, v in fns.items():
+                if v is not None:
+                    setattr(c, k, _SESSION_DEVICE_THUNKS[k])
+            status = _lib.camcore_session_set_device_callbacks(h, byref(c))
+        if status < 0:
+            self._forget(token)
+            _check(status, "camcore_session_set_device_callbacks")
+        self._device_token = token
+        self._device_fns = fns
+        self._forget(old)
+
+    @property
+    def on_selected(self):
+        """The on_selected(device, format) callback (S18, S19, S24), or None."""
+        return self._device_fns.get("on_selected")
+
+    @on_selected.setter
+    def on_selected(self, fn) -> None:
+        self.set_device_callbacks(**{**self._device_fns, "on_selected": fn})
+
+    @property
+    def on_error(self):
+        """The on_error(device, error) callback (capture stopped on its own), or None."""
+        return self._device_fns.get("on_error")
+
+    @on_error.setter
+    def on_error(self, fn) -> None:
+        self.set_device_callbacks(**{**self._device_fns, "on_error": fn})
+
+    # -- lifetime --
+    def close(self) -> None:
+        """Turns the camera off and frees the session (camcore_session_free). When it
+        returns no callback of the session runs again. Closing twice is OK. Raises
+        WouldDeadlockError (and the session stays) when called from its own callback."""
+        if self._in_own_callback():
+            raise WouldDeadlockError("Session.close() called from the session's own callback",
+                                     detail="the session stays open")
+        with self._lock:
+            h, self._handle = self._handle, None
+        if h is None:
+            return
+        _lib.camcore_session_free(h)
+        with self._lock:
+            tokens, self._tokens = list(self._tokens), set()
+            self._previews.clear()
+            self._retired = []
+        _cb_drop(*tokens)
+        with _cb_lock:
+            _live_sessions.discard(self)
+        if self.callback_error is not None:
+            log.debug("camcore: session closed after %d callback exception(s)",
+                      self.callback_error_count)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            if self._handle is not None and not self._in_own_callback():
+                self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        if self._handle is None:
+            return "<camcore.Session closed>"
+        st = self.state
+        return (f"<camcore.Session {st.device_id!r} camera {'on' if st.camera_on else 'off'}, "
+                f"{st.preview_count} preview(s), transmitting={st.transmitting}>")
+
+
+def _session_preference(width, height, min_fps, max_fps, output) -> camcore_preference:
+    pref = camcore_preference()
+    _lib.camcore_preference_init(byref(pref))
+    pref.width = _u32("width", width)
+    pref.height = _u32("height", height)
+    pref.min_fps = _to_c_fraction(min_fps)
+    pref.max_fps = _to_c_fraction(max_fps)
+    pref.output_fourcc = _output_fourcc(output)
+    return pref
+
+
+def _manager_session(self: "Manager", device_id: Optional[str] = None, width: int = 1280,
+                     height: int = 720, min_fps=15, max_fps=30,
+                     output: Union[str, int, None] = None,
+                     return_to_reconnected_device: bool = True) -> Session:
+    """A video session on device_id (None: the first listed device) with the
+    preferred setting width x height at min_fps..max_fps and the output format
+    (S6, S8). The camera stays off until a preview or transmission needs it.
+    The manager must outlive the session. Raises NoDeviceError (unknown id),
+    InvalidArgError."""
+    cfg = camcore_session_config()
+    _lib.camcore_session_config_init(byref(cfg))
+    cfg.struct_size = sizeof(camcore_session_config)
+    cfg.device_id = device_id.encode("utf-8") if device_id is not None else None
+    cfg.preference = _session_preference(width, height, min_fps, max_fps, output)
+    cfg.return_to_reconnected_device = 1 if return_to_reconnected_device else 0
+    out = _session_p()
+    _check(_lib.camcore_session_new(self._h(), byref(cfg), byref(out)),
+           f"camcore_session_new({device_id!r})")
+    return Session(self, out.value)
+
+
+Manager.session = _manager_session
+
+__all__ += ["Session", "SessionState", "VIDEO_RESUME", "VIDEO_PAUSE", "HOOK_PASS", "HOOK_DROP",
+            "HOOK_REPLACE"]

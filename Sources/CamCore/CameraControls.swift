@@ -1,0 +1,224 @@
+import CV4L2
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The controls of one open camera (SPEC S27), reached through its
+/// capturer (`Capturer.controls`) on the capturer's own fd (S28).
+///
+/// Every method is safe from any thread. Control-change events are
+/// delivered on a control-event thread of this capturer (started by
+/// `setChangeHandler`), one at a time. After `setChangeHandler(nil)` or
+/// the capturer's `close()` returns, no handler runs again; calling them
+/// from inside the handler throws `wouldDeadlock`. The synthetic camera
+/// has no controls: `list()` is empty and `value`/`set` throw notSupported.
+public final class CameraControls: @unchecked Sendable {
+    public typealias ChangeHandler = (ControlChange) -> Void
+
+    private let device: ControlDevice?
+    private let deviceName: String
+    private struct State {
+        var closed = false
+    }
+    /// Held during each ioctl, so close() cannot close the fd under one.
+    private let state = Mutex(State())
+    /// Serialises setChangeHandler and close (they join the event thread).
+    private let operations = Mutex(())
+    /// The running event thread, if any (read without `operations` for the deadlock check).
+    private let events = Mutex<ControlEventThread?>(nil)
+
+    init(device: DeviceInfo, fileDescriptor: Int32?) {
+        deviceName = device.isSynthetic ? "the synthetic camera" : device.node
+        if let fd = fileDescriptor, fd >= 0, !device.isSynthetic {
+            self.device = ControlDevice(fd: fd, path: device.node)
+        } else {
+            self.device = nil
+        }
+    }
+
+    /// Runs `body` with the device while the capturer is open.
+    private func withDevice<T>(_ body: (ControlDevice) throws(CamError) -> T) throws(CamError) -> T {
+        try state.withLock { s throws(CamError) -> T in
+            if s.closed { throw CamError.state("the capturer of \(deviceName) is closed") }
+            guard let device else { throw CamError.notSupported("\(deviceName) has no controls") }
+            return try body(device)
+        }
+    }
+
+    /// Every control of the device with its current value, in the
+    /// driver's order (VIDIOC_QUERY_EXT_CTRL). Empty for the synthetic
+    /// camera. Errors: state (closed).
+    public func list() throws(CamError) -> [ControlInfo] {
+        if device == nil {
+            try state.withLock { s throws(CamError) in
+                if s.closed { throw CamError.state("the capturer of \(deviceName) is closed") }
+            }
+            return []
+        }
+        return try withDevice { d in d.list() }
+    }
+
+    /// The description of one control, with its current value.
+    /// Errors: notSupported (no such control), state (closed), io.
+    public func info(_ id: UInt32) throws(CamError) -> ControlInfo {
+        try withDevice { d throws(CamError) in
+            var info = try d.query(id)
+            if info.isReadable { info.value = try d.value(of: info) }
+            return info
+        }
+    }
+
+    /// The current value of a control (VIDIOC_G_EXT_CTRLS). Bitmasks are
+    /// unsigned 32-bit; menus give the item index.
+    /// Errors: notSupported (no such control, write-only, a button, a
+    /// string), state (closed), io, noDevice.
+    public func value(_ id: UInt32) throws(CamError) -> Int64 {
+        try withDevice { d throws(CamError) in try d.value(of: try d.query(id)) }
+    }
+
+    /// Sets a control and returns the value the driver applied. Refuses
+    /// read-only, disabled, inactive and grabbed controls and out-of-range
+    /// values with a message giving the valid range; an in-range value off
+    /// the step is rounded by the driver (ControlInfo.rounded(_:) predicts
+    /// it). A button is pressed whatever the value (applied: 0).
+    /// Errors: notSupported, state, invalidArgument, busy, io, noDevice.
+    @discardableResult
+    public func set(_ id: UInt32, to value: Int64) throws(CamError) -> Int64 {
+        try withDevice { d throws(CamError) in
+            let info = try d.query(id)
+            let expected = try info.check(value)
+            let applied = try d.set(info, info.type == .button ? 0 : value)
+            return info.type == .button ? expected : applied
+        }
+    }
+
+    /// Sets (or with nil, removes) the handler of control-change events
+    /// (V4L2_EVENT_CTRL for every listed control, including changes made
+    /// through `set`). The handler runs on this capturer's control-event
+    /// thread. When this returns, a replaced or removed handler no longer
+    /// runs. Errors: wouldDeadlock (called from the handler), state
+    /// (closed), notSupported (the driver reports no control events).
+    public func setChangeHandler(_ handler: ChangeHandler?) throws(CamError) {
+        if events.withLock({ $0?.isCurrent ?? false }) {
+            throw .wouldDeadlock("the control-change handler cannot be changed from inside itself")
+        }
+        try operations.withLock { _ throws(CamError) in
+            stopEvents()
+            try state.withLock { s throws(CamError) in
+                if s.closed { throw CamError.state("the capturer of \(deviceName) is closed") }
+            }
+            guard let device else { return }  // no controls: nothing will ever change
+            guard let handler else {
+                _ = try? withDevice { d in d.unsubscribeAll() }
+                return
+            }
+            // Subscribe to every control now listed (subscribing twice is harmless).
+            try withDevice { d throws(CamError) in
+                let all = d.list()
+                var subscribed = 0
+                var firstError: CamError?
+                for c in all {
+                    do throws(CamError) {
+                        try d.subscribe(c.id)
+                        subscribed += 1
+                    } catch {
+                        if firstError == nil { firstError = error }
+                    }
+                }
+                if subscribed == 0, !all.isEmpty, let firstError {
+                    throw CamError.notSupported("\(deviceName) does not report control changes (\(firstError.message))")
+                }
+            }
+            let thread = try ControlEventThread(device: device, handler: handler)
+            events.withLock { $0 = thread }
+        }
+    }
+
+    /// Stops the event thread, if any (with `operations` held). The thread
+    /// stays in `events` until joined, so its handler calling back in
+    /// meanwhile is recognised (wouldDeadlock) rather than blocking.
+    private func stopEvents() {
+        guard let t = events.withLock({ $0 }) else { return }
+        t.stop()
+        events.withLock { $0 = nil }
+    }
+
+    /// Called by Capturer.close() before the fd closes: stops the event
+    /// thread and refuses every later call. Idempotent.
+    /// Errors: wouldDeadlock (called from the change handler).
+    func close() throws(CamError) {
+        if events.withLock({ $0?.isCurrent ?? false }) {
+            throw .wouldDeadlock("close() called from this capturer's control-change handler")
+        }
+        operations.withLock { _ in
+            stopEvents()
+            state.withLock { s in
+                if !s.closed, let device { device.unsubscribeAll() }
+                s.closed = true
+            }
+        }
+    }
+}
+
+/// The thread that waits for control events (POLLPRI on the device fd,
+/// POLLIN on its own eventfd to stop) and hands each to the handler.
+final class ControlEventThread: @unchecked Sendable {
+    private let device: ControlDevice
+    private let handler: CameraControls.ChangeHandler
+    private let waker: Waker
+    private let stopping = Atomic<Bool>(false)
+    /// The pthread running `run()`, 0 when not running.
+    private let runner = Atomic<UInt>(0)
+    private var thread: CaptureThread?
+
+    init(device: ControlDevice, handler: @escaping CameraControls.ChangeHandler) throws(CamError) {
+        self.device = device
+        self.handler = handler
+        waker = try Waker()
+        thread = try CaptureThread { [self] in run() }
+    }
+
+    /// True when called on the event thread (from the handler).
+    var isCurrent: Bool {
+        let me = UInt(pthread_self())
+        return me != 0 && runner.load(ordering: .acquiring) == me
+    }
+
+    private func run() {
+        runner.store(UInt(pthread_self()), ordering: .releasing)
+        defer { runner.store(0, ordering: .releasing) }
+        var fds = [pollfd(fd: device.fd, events: Int16(POLLPRI), revents: 0),
+                   pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
+        while !stopping.load(ordering: .acquiring) {
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let rc = poll(&fds, 2, 1000)
+            if rc < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if stopping.load(ordering: .acquiring) || fds[1].revents != 0 { return }
+            if rc == 0 { continue }
+            var delivered = 0
+            while !stopping.load(ordering: .acquiring), let change = device.dequeueEvent() {
+                handler(change)
+                delivered += 1
+            }
+            if delivered == 0 && fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+                // The device is gone (HUP/NVAL), or reports an error with no
+                // event to take: stop, or at least do not spin.
+                if fds[0].revents & Int16(POLLHUP | POLLNVAL) != 0 { return }
+                usleep(100_000)
+            }
+        }
+    }
+
+    /// Stops and joins the thread; no handler runs after this returns.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        waker.wake()
+        thread?.join()
+        thread = nil
+    }
+}

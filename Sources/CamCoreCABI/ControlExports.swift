@@ -1,0 +1,160 @@
+// The C ABI of camcore.h's "Controls (S27, S28)" section: @_cdecl exports
+// only. Each body checks its arguments, makes one call into CamCore
+// (Capturer.controls) and maps any error to a status.
+import CCamCore
+import CamCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private func controlsOf(_ c: OpaquePointer?, _ fn: String) -> CameraControls? {
+    guard let box = Handles.shared.get(c, as: CapturerBox.self) else {
+        LastError.set("\(fn): capturer is NULL or not an open capturer")
+        return nil
+    }
+    return box.capturer.controls
+}
+
+@_cdecl("camcore_capturer_list_controls")
+public func cabi_capturer_list_controls(_ capturer: OpaquePointer?,
+                                        _ out: UnsafeMutablePointer<UnsafeMutablePointer<camcore_control_list>?>?) -> Int32 {
+    let fn = "camcore_capturer_list_controls"
+    guard let out else { return invalid("\(fn): out is NULL") }
+    out.pointee = nil
+    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    do {
+        guard let list = ControlList.make(try controls.list()) else { return fail(.noMemory("control list")) }
+        out.pointee = list
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_control_list_free")
+public func cabi_control_list_free(_ list: UnsafeMutablePointer<camcore_control_list>?) { free(list) }
+
+@_cdecl("camcore_capturer_get_control")
+public func cabi_capturer_get_control(_ capturer: OpaquePointer?, _ id: UInt32,
+                                      _ value: UnsafeMutablePointer<Int64>?) -> Int32 {
+    let fn = "camcore_capturer_get_control"
+    guard let value else { return invalid("\(fn): value is NULL") }
+    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    do {
+        value.pointee = try controls.value(id)
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_capturer_set_control")
+public func cabi_capturer_set_control(_ capturer: OpaquePointer?, _ id: UInt32, _ value: Int64,
+                                      _ applied: UnsafeMutablePointer<Int64>?) -> Int32 {
+    guard let controls = controlsOf(capturer, "camcore_capturer_set_control") else {
+        return CAMCORE_E_INVALID_ARG.rawValue
+    }
+    do {
+        let v = try controls.set(id, to: value)
+        applied?.pointee = v
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_control_callbacks_init")
+public func cabi_control_callbacks_init(_ cb: UnsafeMutablePointer<camcore_control_callbacks>?) {
+    cb?.pointee = camcore_control_callbacks(
+        struct_size: UInt32(MemoryLayout<camcore_control_callbacks>.size), user_data: nil,
+        on_control_changed: nil)
+}
+
+@_cdecl("camcore_capturer_set_control_callbacks")
+public func cabi_capturer_set_control_callbacks(_ capturer: OpaquePointer?,
+                                                _ callbacks: UnsafePointer<camcore_control_callbacks>?) -> Int32 {
+    let fn = "camcore_capturer_set_control_callbacks"
+    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    var handler: CameraControls.ChangeHandler? = nil
+    if let callbacks {
+        guard callbacks.pointee.struct_size >= UInt32(MemoryLayout<camcore_control_callbacks>.size) else {
+            return invalid("\(fn): callbacks->struct_size \(callbacks.pointee.struct_size) is too small; call camcore_control_callbacks_init()")
+        }
+        let cb = callbacks.pointee
+        if let on = cb.on_control_changed {
+            let userData = cb.user_data
+            handler = { change in
+                on(userData, change.id, change.value, change.flags.rawValue, change.changes.rawValue)
+            }
+        } else {
+            // Callbacks with nothing to call: subscribe anyway (the caller
+            // may add a callback later), deliver nowhere.
+            handler = { _ in }
+        }
+    }
+    do {
+        try controls.setChangeHandler(handler)
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+/// Builds a camcore_control_list in one malloc'd block: the header, the
+/// entries, the menu items and every string (one free releases it all).
+enum ControlList {
+    private struct Arena {
+        let base: UnsafeMutableRawPointer
+        var used: Int
+        mutating func take(_ bytes: Int, align: Int) -> UnsafeMutableRawPointer {
+            used = (used + align - 1) & ~(align - 1)
+            let p = base + used
+            used += bytes
+            return p
+        }
+        mutating func string(_ s: String) -> UnsafePointer<CChar> {
+            let bytes = Array(s.utf8)
+            let p = take(bytes.count + 1, align: 1).assumingMemoryBound(to: CChar.self)
+            for (i, c) in bytes.enumerated() { p[i] = CChar(bitPattern: c) }
+            p[bytes.count] = 0
+            return UnsafePointer(p)
+        }
+    }
+
+    static func make(_ controls: [ControlInfo]) -> UnsafeMutablePointer<camcore_control_list>? {
+        let head = MemoryLayout<camcore_control_list>.stride
+        let entry = MemoryLayout<camcore_control_info>.stride
+        let item = MemoryLayout<camcore_menu_item>.stride
+        var items = 0, strings = 0
+        for c in controls {
+            items += c.menu.count
+            strings += c.name.utf8.count + 1
+            for m in c.menu { strings += m.name.utf8.count + 1 }
+        }
+        let total = head + 16 + entry * controls.count + 16 + item * items + strings
+        guard let block = malloc(total) else { return nil }
+        var arena = Arena(base: block, used: 0)
+        let list = arena.take(head, align: 16).bindMemory(to: camcore_control_list.self, capacity: 1)
+        let infos = arena.take(entry * controls.count, align: 16)
+            .bindMemory(to: camcore_control_info.self, capacity: max(controls.count, 1))
+        let menuBase = arena.take(item * items, align: 16)
+            .bindMemory(to: camcore_menu_item.self, capacity: max(items, 1))
+        var nextItem = 0
+        for (i, c) in controls.enumerated() {
+            var menu: UnsafePointer<camcore_menu_item>? = nil
+            if !c.menu.isEmpty {
+                menu = UnsafePointer(menuBase + nextItem)
+                for m in c.menu {
+                    menuBase[nextItem] = camcore_menu_item(index: m.index, name: arena.string(m.name), value: m.value)
+                    nextItem += 1
+                }
+            }
+            infos[i] = camcore_control_info(
+                id: c.id, type: Int32(c.type.rawValue), name: arena.string(c.name),
+                minimum: c.minimum, maximum: c.maximum, step: c.step, default_value: c.defaultValue,
+                value: c.value, flags: c.flags.rawValue, menu_count: UInt32(c.menu.count), menu: menu)
+        }
+        list.pointee = camcore_control_list(count: controls.count, controls: controls.isEmpty ? nil : infos)
+        return list
+    }
+}

@@ -1,0 +1,355 @@
+"""S27/S28: vivid's real controls through camcore (the Python binding on the C ABI),
+checked against the kernel's own view (`v4l2-ctl`, another file handle).
+
+vivid's user controls (drivers/media/test-drivers/vivid/vivid-ctrls.c): brightness
+0..255, gain in an auto cluster with autogain (inactive and volatile while
+autogain is on), a read-only 32-bit integer, a menu skipping index 2, an integer
+menu skipping index 1, a button, 64-bit and bitmask controls. vivid has no control
+with a step above 1, so rounding off the step is tested in Swift
+(Tests/CamCoreTests/ControlTests.swift) against the kernel's ROUND_TO_RANGE.
+Every test puts back what it changed (later tests check vivid's pixels).
+"""
+from __future__ import annotations
+
+import fcntl
+import re
+import struct
+import threading
+import time
+
+import pytest
+
+import v4l2probe as v4l
+
+CID_BUTTON = 0x0098F900
+CID_BOOLEAN = 0x0098F901
+CID_INT32 = 0x0098F902
+CID_INT64 = 0x0098F903
+CID_MENU = 0x0098F904
+CID_STRING = 0x0098F905
+CID_BITMASK = 0x0098F906
+CID_INTMENU = 0x0098F907
+CID_RO_INT32 = 0x0098F90C
+CID_HUE = 0x00980903
+
+
+@pytest.fixture
+def vivid(vivid_webcam, camcore):
+    """(manager, device, capturer) on the first vivid webcam; controls restored after."""
+    with camcore.Manager() as m:
+        devices = m.devices()
+        assert devices and devices[0].driver == "vivid", devices
+        dev = devices[0]
+        with m.open(dev.id) as cap:
+            before = {c.id: c.listed_value for c in cap.controls()
+                      if not (c.read_only or c.write_only or c.volatile) and c.type not in ("button", "string")}
+            yield m, dev, cap
+            cap.on_control_changed(None)
+            cap.set_control(camcore.CID_AUTOGAIN, 1)
+            for cid, value in before.items():
+                try:
+                    cap.set_control(cid, value)
+                except camcore.CamcoreError:
+                    pass
+
+
+class Events:
+    """Collects ControlChange events (they arrive on camcore's control thread)."""
+
+    def __init__(self):
+        self.items = []
+        self.cond = threading.Condition()
+        self.threads = set()
+
+    def __call__(self, change):
+        with self.cond:
+            self.items.append(change)
+            self.threads.add(threading.get_ident())
+            self.cond.notify_all()
+
+    def wait_for(self, pred, timeout=10.0):
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                hit = [e for e in self.items if pred(e)]
+                if hit:
+                    return hit
+                left = end - time.monotonic()
+                if left <= 0:
+                    return []
+                self.cond.wait(left)
+
+
+def ctl_list(node):
+    """{id: dict} from `v4l2-ctl -d node -l` (the kernel's view via another fd)."""
+    out = {}
+    pat = re.compile(r"^\s*(\w+) 0x([0-9a-f]{8}) \((\w+)\)\s*:(.*)$")
+    for line in v4l.v4l2_ctl("-d", node, "-l").splitlines():
+        m = pat.match(line)
+        if not m:
+            continue
+        fields = dict(re.findall(r"(\w+)=(\S+)", m.group(4)))
+        out[int(m.group(2), 16)] = {"key": m.group(1), "type": m.group(3), **fields}
+    return out
+
+
+def test_S27_controls_match_the_kernel(vivid):
+    _, dev, cap = vivid
+    ours = {c.id: c for c in cap.controls()}
+    theirs = ctl_list(dev.node)
+    scalar_types = {"int": "int", "bool": "bool", "menu": "menu", "button": "button",
+                    "int64": "int64", "bitmask": "bitmask", "intmenu": "intmenu", "str": "string"}
+    listed = {cid: t for cid, t in theirs.items() if t["type"] in scalar_types}
+    assert len(listed) >= 30, theirs
+    # Every scalar (and string) control the kernel lists, camcore lists; nothing else
+    # (the arrays, matrices and the area control are compound payloads camcore does not wrap).
+    assert set(ours) == set(listed), (sorted(set(ours) ^ set(listed)))
+    for cid, t in listed.items():
+        c = ours[cid]
+        assert c.key == t["key"], (c.name, t)
+        assert c.type == scalar_types[t["type"]], (c.name, t)
+        if "min" in t and c.type not in ("bitmask",):
+            assert (c.minimum, c.maximum) == (int(t["min"]), int(t["max"])), (c.name, t)
+        if "step" in t and c.type != "string":
+            assert c.step == int(t["step"]), (c.name, t)
+        if "default" in t:
+            want = int(t["default"], 0)
+            assert c.default == (want % (1 << 32) if c.type == "bitmask" else want), (c.name, t)
+        if "value" in t and not c.volatile and c.type not in ("string", "button"):
+            want = int(t["value"], 0)
+            if c.type == "bitmask":
+                want %= 1 << 32
+            assert c.listed_value == want, (c.name, t)
+    # Brightness, exactly (S27: id, name, type, min, max, step, default, value, flags).
+    b = ours[0x00980900]
+    assert (b.name, b.type, b.range, b.default, b.listed_value) == ("Brightness", "int", (0, 255, 1), 128, 128)
+    assert b.flags_names == ["slider"] and b.menu == []
+    assert cap.get_control(0x00980900) == 128
+    assert cap.control("brightness").value == 128
+
+
+def test_S27_set_brightness_and_out_of_range(vivid, camcore):
+    _, dev, cap = vivid
+    b = cap.control(camcore.CID_BRIGHTNESS)
+    assert b.set(200) == 200
+    assert b.value == 200
+    assert ctl_list(dev.node)[0x00980900]["value"] == "200"  # the driver holds it
+    for bad in (256, -1, 1 << 40):
+        with pytest.raises(camcore.InvalidArgError) as e:
+            b.value = bad
+        assert e.value.status == camcore.E_INVALID_ARG
+        assert f"value {bad} is out of range for control 'Brightness' (0x00980900): " \
+               "minimum 0, maximum 255, step 1" in e.value.detail
+    assert b.value == 200  # never clamped silently
+    # The 32-bit integer: its full range, and one past it.
+    i32 = cap.control(CID_INT32)
+    assert i32.range == (-(1 << 31), (1 << 31) - 1, 1)
+    assert i32.set((1 << 31) - 1) == (1 << 31) - 1
+    assert i32.set(-(1 << 31)) == -(1 << 31)
+    with pytest.raises(camcore.InvalidArgError) as e:
+        i32.set(1 << 31)
+    assert "maximum 2147483647" in e.value.detail
+    assert i32.value == -(1 << 31)
+    # Hue has a negative minimum.
+    assert cap.set_control(CID_HUE, -100) == -100
+    with pytest.raises(camcore.InvalidArgError):
+        cap.set_control(CID_HUE, -129)
+
+
+def test_S27_gain_inactive_under_autogain_then_writable_with_event(vivid, camcore):
+    _, dev, cap = vivid
+    autogain = cap.control(camcore.CID_AUTOGAIN)
+    gain = cap.control(camcore.CID_GAIN)
+    assert (autogain.type, autogain.listed_value) == ("bool", 1)
+    assert "update" in autogain.flags_names
+    assert gain.inactive and gain.volatile, gain
+    assert gain.range == (0, 255, 1) and gain.default == 100
+    with pytest.raises(camcore.StateError) as e:
+        gain.set(50)
+    assert "'Gain' (0x00980913) is inactive" in e.value.detail
+    assert "turn that off first" in e.value.detail
+
+    events = Events()
+    cap.on_control_changed(events)
+    assert autogain.set(0) == 0
+    got = events.wait_for(lambda ch: ch.id == camcore.CID_GAIN and ch.flags_changed)
+    assert got, f"no flags event for gain; events: {events.items}"
+    assert not got[-1].inactive and not (got[-1].flags & camcore.CONTROL_FLAG_VOLATILE)
+    assert events.wait_for(lambda ch: ch.id == camcore.CID_AUTOGAIN and ch.value_changed and ch.value == 0)
+    assert threading.get_ident() not in events.threads  # delivered on camcore's thread
+    fresh = gain.refresh()
+    assert not fresh.inactive and not fresh.volatile
+    assert fresh.set(77) == 77
+    assert gain.value == 77
+    assert events.wait_for(lambda ch: ch.id == camcore.CID_GAIN and ch.value_changed and ch.value == 77)
+    # Auto again: gain inactive again, reported.
+    n = len(events.items)
+    autogain.value = 1
+    assert events.wait_for(lambda ch: ch.id == camcore.CID_GAIN and ch.flags_changed and ch.inactive)
+    assert len(events.items) > n
+    with pytest.raises(camcore.StateError):
+        gain.set(10)
+
+
+def test_S27_read_only_integer(vivid, camcore):
+    _, _, cap = vivid
+    ro = cap.control(CID_RO_INT32)
+    assert ro.name == "Read-Only Integer 32 Bits" and ro.read_only
+    assert ro.range == (0, 255, 1)
+    assert 0 <= ro.value <= 255
+    with pytest.raises(camcore.NotSupportedError) as e:
+        ro.set(1)
+    assert "'Read-Only Integer 32 Bits' (0x0098f90c) is read-only" in e.value.detail
+
+
+def test_S27_menu_with_skipped_items(vivid, camcore):
+    _, _, cap = vivid
+    menu = cap.control(CID_MENU)
+    assert (menu.type, menu.range[:2], menu.default) == ("menu", (1, 4), 3)
+    assert menu.menu == [camcore.MenuItem(1, "Menu Item 1", 1), camcore.MenuItem(3, "Menu Item 3", 3),
+                         camcore.MenuItem(4, "Menu Item 4", 4)]
+    for bad in (0, 2, 5):
+        with pytest.raises(camcore.InvalidArgError) as e:
+            menu.set(bad)
+        assert "valid indices: 1 (Menu Item 1), 3 (Menu Item 3), 4 (Menu Item 4)" in e.value.detail
+    assert menu.set(4) == 4 and menu.value == 4
+    assert menu.set("Menu Item 1") == 1 and menu.value == 1
+    im = cap.control(CID_INTMENU)
+    assert im.type == "intmenu" and im.range[:2] == (1, 8)
+    assert [(i.index, i.value) for i in im.menu] == [(2, 2), (3, 3), (4, 5), (5, 8), (6, 13), (7, 21), (8, 42)]
+    assert [i.name for i in im.menu][:3] == ["2", "3", "5"]
+    with pytest.raises(camcore.InvalidArgError):
+        im.set(1)  # skipped
+    assert im.set(8) == 8 and im.value == 8
+
+
+def test_S27_button_int64_bitmask_boolean(vivid, camcore):
+    _, _, cap = vivid
+    button = cap.control(CID_BUTTON)
+    assert button.type == "button" and button.write_only
+    assert set(button.flags_names) == {"write-only", "execute-on-write"}
+    with pytest.raises(camcore.NotSupportedError) as e:
+        button.value
+    assert "write-only" in e.value.detail
+    button.press()
+    assert cap.set_control(CID_BUTTON, 12345) == 0
+
+    i64 = cap.control(CID_INT64)
+    assert i64.type == "int64" and i64.range == (-(1 << 63), (1 << 63) - 1, 1)
+    for v in ((1 << 40) + 5, -(1 << 62), (1 << 63) - 1):
+        assert i64.set(v) == v and i64.value == v
+
+    bm = cap.control(CID_BITMASK)
+    assert bm.type == "bitmask" and bm.maximum == 0x80402010 and bm.default == 0x80002000
+    assert bm.listed_value == 0x80002000  # unsigned, not -2147475456
+    assert bm.set(0x80400010) == 0x80400010 and bm.value == 0x80400010
+    with pytest.raises(camcore.InvalidArgError) as e:
+        bm.set(0x1)
+    assert "valid bits: 0x80402010" in e.value.detail
+
+    bo = cap.control(CID_BOOLEAN)
+    assert bo.type == "bool" and bo.listed_value == 1
+    assert bo.set(False) == 0 and bo.value == 0
+    with pytest.raises(camcore.InvalidArgError):
+        bo.set(2)
+
+    s = cap.control(CID_STRING)
+    assert s.type == "string" and (s.minimum, s.maximum) == (2, 4)
+    with pytest.raises(camcore.NotSupportedError):
+        s.value
+    with pytest.raises(camcore.NotSupportedError):
+        cap.get_control(0x0098F908)  # an array control: not wrapped, reachable through the fd
+
+
+def test_S27_change_from_another_process_reported(vivid, camcore):
+    _, dev, cap = vivid
+    events = Events()
+    cap.on_control_changed(events)
+    v4l.v4l2_ctl("-d", dev.node, "-c", "contrast=99")
+    got = events.wait_for(lambda ch: ch.id == camcore.CID_CONTRAST and ch.value == 99)
+    assert got and got[0].value_changed and not got[0].flags_changed
+    assert cap.get_control(camcore.CID_CONTRAST) == 99
+    # Removed: no callback once on_control_changed(None) returned.
+    cap.on_control_changed(None)
+    n = len(events.items)
+    v4l.v4l2_ctl("-d", dev.node, "-c", "contrast=100")
+    time.sleep(0.5)
+    assert len(events.items) == n
+    assert cap.get_control(camcore.CID_CONTRAST) == 100
+
+
+def test_S27_controls_while_streaming(vivid, camcore):
+    _, _, cap = vivid
+    events = Events()
+    cap.on_control_changed(events)
+    seen = []
+    cap.start("YUYV", 640, 480, fps=25, on_frame=lambda f: seen.append(f.sequence))
+    try:
+        assert cap.set_control(camcore.CID_SATURATION, 10) == 10
+        assert events.wait_for(lambda ch: ch.id == camcore.CID_SATURATION and ch.value == 10)
+        deadline = time.monotonic() + 10
+        while len(seen) < 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(seen) >= 10 and seen == sorted(seen)
+    finally:
+        cap.stop()
+
+
+def test_S27_callback_rules(vivid, camcore):
+    """Calls back into camcore from the control callback: get/set work; removing
+    the callback or closing from inside it is refused, not a deadlock."""
+    _, dev, cap = vivid
+    results = {}
+    done = threading.Event()
+
+    def cb(ch):
+        if ch.id != camcore.CID_CONTRAST or done.is_set():
+            return
+        results["get"] = cap.get_control(camcore.CID_CONTRAST)
+        results["set"] = cap.set_control(camcore.CID_SATURATION, 42)
+        for name, call in (("remove", lambda: cap.on_control_changed(None)), ("close", cap.close)):
+            try:
+                call()
+                results[name] = "returned"
+            except camcore.WouldDeadlockError:
+                results[name] = "WouldDeadlockError"
+        # The C call itself (the binding's guard above never reaches it): refused, still open.
+        camcore._lib.camcore_capturer_close(cap._h())
+        results["c_close"] = camcore.last_error_message()
+        results["after"] = cap.get_control(camcore.CID_CONTRAST)
+        done.set()
+
+    cap.on_control_changed(cb)
+    v4l.v4l2_ctl("-d", dev.node, "-c", "contrast=33")
+    assert done.wait(10)
+    c_close = results.pop("c_close")
+    assert results == {"get": 33, "set": 42, "remove": "WouldDeadlockError", "close": "WouldDeadlockError",
+                       "after": 33}
+    assert "control-change handler" in c_close, c_close
+    assert not cap.closed
+
+
+def test_S28_fd_is_the_devices(vivid):
+    _, dev, cap = vivid
+    fd = cap.fd
+    assert fd >= 0
+    buf = bytearray(struct.calcsize("16s32s32sIII3I"))
+    fcntl.ioctl(fd, v4l.VIDIOC_QUERYCAP, buf)
+    driver, card, bus = struct.unpack_from("16s32s32s", buf)
+    assert driver.rstrip(b"\0") == b"vivid" and bus.rstrip(b"\0").decode() == dev.bus_info
+
+
+def test_S27_close_stops_callbacks_and_frees_the_fd(vivid_webcam, camcore):
+    with camcore.Manager() as m:
+        dev = m.devices()[0]
+        cap = m.open(dev.id)
+        events = Events()
+        cap.on_control_changed(events)
+        v4l.v4l2_ctl("-d", dev.node, "-c", "contrast=120")
+        assert events.wait_for(lambda ch: ch.id == camcore.CID_CONTRAST and ch.value == 120)
+        cap.close()
+        n = len(events.items)
+        v4l.v4l2_ctl("-d", dev.node, "-c", "contrast=128")
+        time.sleep(0.5)
+        assert len(events.items) == n
+        assert not [f for f in v4l.open_v4l_fds() if f.endswith(dev.node)], v4l.open_v4l_fds()
