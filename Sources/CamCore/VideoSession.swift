@@ -96,9 +96,6 @@ public final class VideoSession: @unchecked Sendable {
     private var explicitRequest: CaptureRequest?
     private var capturer: Capturer?
     private var previewSinks: [UInt32: FrameSink] = [:]
-    private var nextPreviewID: UInt32 = 1
-    /// The id given to the last preview added (also when turning on failed).
-    public private(set) var lastPreviewID: UInt32 = 0
     private var eventHandler: ((SessionEvent) -> Void)?
     private var closed = false
     private var observerToken: Int?
@@ -117,6 +114,12 @@ public final class VideoSession: @unchecked Sendable {
     private let switchBack = Atomic<Bool>(true)
     // Read from other threads.
     private let routing = Mutex(Routing())
+    /// Held while app code runs with frames (camera fan-out or a pushed
+    /// frame), never while the routing lock is held: after a routing change
+    /// the queue waits on it, so a replaced sink is not called afterwards.
+    private let delivery = Mutex(())
+    /// Preview ids, handed out on the caller's thread (also from callbacks).
+    private let previewIDs = Atomic<UInt32>(1)
     private let published = Mutex(State())
 
     /// A session on `deviceID` (nil: the first device the manager lists).
@@ -163,7 +166,7 @@ public final class VideoSession: @unchecked Sendable {
             if let t = observerToken { manager.stopObserving(t) }
             turnOff()
             eventHandler = nil
-            routing.withLock { $0 = Routing() }
+            setRouting { $0 = Routing() }
             previewSinks = [:]
             state.previewCount = 0
             state.transmitting = false
@@ -225,11 +228,27 @@ public final class VideoSession: @unchecked Sendable {
 
     private func updateRouting() {
         let s = state
-        routing.withLock { r in
+        setRouting { r in
             r.transmitCamera = s.transmitsFrames && !s.customSource
             r.transmitCustom = s.transmitsFrames && s.customSource
             r.previews = previewSinks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
+    }
+
+    /// Changes the routing, then waits for frames in flight to finish, so
+    /// that a removed receiver is not called after this returns.
+    private func setRouting(_ change: (inout Routing) -> Void) {
+        routing.withLock { change(&$0) }
+        if !isDelivering { delivery.withLock { _ in } }
+    }
+
+    /// Runs `body` marked as inside this session's frame delivery (calls
+    /// into the session from there are queued) with deliveries serialised.
+    private func delivering(_ body: () -> Void) {
+        if isDelivering { body(); return }
+        pthread_setspecific(Self.deliveringKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.deliveringKey, nil) }
+        delivery.withLock { _ in body() }
     }
 
     /// S9: make the camera's on/off match the state. Returns the error of
@@ -339,10 +358,10 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// The capture thread's fan-out: hook, transmission, previews (S14, S20).
+    /// App code runs outside the routing lock, on a snapshot of it.
     private func deliver(_ frame: Frame) {
-        pthread_setspecific(Self.deliveringKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.deliveringKey, nil) }
-        routing.withLock { r in
+        delivering {
+            let r = routing.withLock { $0 }
             var f = frame
             if let hook = r.hook {
                 switch hook(f) {
@@ -412,7 +431,7 @@ public final class VideoSession: @unchecked Sendable {
     /// and drops the frames. After it returns, the old sink gets no frame.
     public func setTransmissionSink(_ sink: FrameSink?) {
         _ = run { [self] in
-            routing.withLock { $0.sink = sink }
+            setRouting { $0.sink = sink }
             return nil
         }
     }
@@ -424,20 +443,22 @@ public final class VideoSession: @unchecked Sendable {
     /// (the error is thrown; a later change retries).
     @discardableResult
     public func addPreview(_ sink: @escaping FrameSink) throws(CamError) -> UInt32 {
-        var id: UInt32 = 0
-        let box = IDBox()
+        let (id, error) = addPreviewReporting(sink)
+        if let error { throw error }
+        return id
+    }
+
+    /// addPreview that also gives the id when turning the camera on failed
+    /// (the preview stays added). The id is chosen on the calling thread,
+    /// so it is right even when the addition is queued (from a callback).
+    public func addPreviewReporting(_ sink: @escaping FrameSink) -> (id: UInt32, error: CamError?) {
+        let n = previewIDs.wrappingAdd(1, ordering: .relaxed).oldValue
         let e = run { [self] in
-            let n = nextPreviewID
-            nextPreviewID &+= 1
             previewSinks[n] = sink
             state.previewCount = previewSinks.count
-            box.id = n
-            lastPreviewID = n
             return applySwitch()
         }
-        id = box.id
-        if let e { throw e }
-        return id
+        return (n, e)
     }
 
     /// Removes a preview; after it returns that receiver gets no frame.
@@ -458,7 +479,7 @@ public final class VideoSession: @unchecked Sendable {
     /// before transmission and previews, on the capture thread.
     public func setCaptureHook(_ hook: ((Frame) -> HookResult)?) {
         _ = run { [self] in
-            routing.withLock { $0.hook = hook }
+            setRouting { $0.hook = hook }
             return nil
         }
     }
@@ -477,12 +498,11 @@ public final class VideoSession: @unchecked Sendable {
     /// transmission sink on the calling thread when transmission takes
     /// frames. Errors: state (no custom source active).
     public func pushFrame(_ frame: Frame) throws(CamError) {
-        let delivered: Bool = routing.withLock { r in
-            guard r.transmitCustom || published.withLock({ $0.customSource }) else { return false }
+        guard published.withLock({ $0.customSource }) else { throw .state("no custom video source is active") }
+        delivering {
+            let r = routing.withLock { $0 }
             if r.transmitCustom, let sink = r.sink { sink(frame) }
-            return true
         }
-        if !delivered { throw .state("no custom video source is active") }
     }
 
     // MARK: Capturer operations (S17–S19)
@@ -635,4 +655,3 @@ public final class VideoSession: @unchecked Sendable {
     }
 }
 
-private final class IDBox: @unchecked Sendable { var id: UInt32 = 0 }

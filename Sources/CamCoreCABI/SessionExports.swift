@@ -116,8 +116,7 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
 public func cabi_session_free(_ session: OpaquePointer?) {
     guard let box = Handles.shared.get(session, as: SessionBox.self) else { return }
     if box.session.isInsideCallback {
-        LastError.set("camcore_session_free: called from the session's own callback")
-        _ = fail(.wouldDeadlock("camcore_session_free: called from the session's own callback"))
+        _ = fail(.wouldDeadlock("CAMCORE_E_WOULD_DEADLOCK: camcore_session_free called from the session's own callback; free it after the callback returns"))
         return
     }
     _ = Handles.shared.remove(session, as: SessionBox.self)
@@ -195,13 +194,10 @@ public func cabi_session_add_preview(_ s: OpaquePointer?, _ cb: UnsafePointer<ca
     id.pointee = 0
     return call(s, fn) { v throws(CamError) in
         let k = try sink(cb, fn) ?? { _ in }
-        do throws(CamError) {
-            id.pointee = try v.addPreview(k)
-        } catch {
-            // The preview stays added: report its id with the camera's error.
-            id.pointee = v.lastPreviewID
-            throw error
-        }
+        // The preview stays added on a camera error: its id comes with it.
+        let (n, error) = v.addPreviewReporting(k)
+        id.pointee = n
+        if let error { throw error }
     }
 }
 

@@ -30,7 +30,7 @@ VIVID_MPLANE = "n_devs=2 node_types=0x1,0x1 input_types=0x0,0x0 multiplanar=2,2"
 
 # Run order: the testbed checks first, then grouped by vivid set-up (fewer reloads).
 FILE_ORDER = ["test_testbed.py", "test_devices.py", "test_formats.py", "test_capture.py",
-              "test_examples.py", "test_mplane.py"]
+              "test_examples.py", "test_session.py", "test_mplane.py"]
 
 
 def pytest_collection_modifyitems(config, items):
