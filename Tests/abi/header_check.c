@@ -68,6 +68,9 @@ static int signatures(void)
     void (*manager_free)(camcore_manager *) = camcore_manager_free;
     int (*list_devices)(camcore_manager *, camcore_device_list **) = camcore_manager_list_devices;
     void (*device_list_free)(camcore_device_list *) = camcore_device_list_free;
+    int (*set_hotplug)(camcore_manager *, const camcore_hotplug_callbacks *) =
+        camcore_manager_set_hotplug_callbacks;
+    camcore_hotplug_callbacks hp;
     int (*list_formats)(camcore_manager *, const char *, camcore_format_list **) =
         camcore_manager_list_formats;
     void (*format_list_free)(camcore_format_list *) = camcore_format_list_free;
@@ -103,7 +106,7 @@ static int signatures(void)
     cb.on_error = on_error;
     return (version != 0) + (version_string != 0) + (strerror_ != 0) + (last_error_message != 0) +
            (fourcc_to_string != 0) + (manager_config_init != 0) + (manager_new != 0) +
-           (manager_free != 0) + (list_devices != 0) + (device_list_free != 0) +
+           (manager_free != 0) + (list_devices != 0) + (device_list_free != 0) + (set_hotplug != 0) + (sizeof hp != 0) +
            (list_formats != 0) + (format_list_free != 0) + (preference_init != 0) +
            (negotiate != 0) + (format_for != 0) + (max_frame_rate != 0) + (frame_retain != 0) +
            (frame_release != 0) + (frame_callbacks_init != 0) + (capture_config_init != 0) +
