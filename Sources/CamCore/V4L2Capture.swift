@@ -288,7 +288,22 @@ final class V4L2Capture: CaptureBackend {
                           sequence: b.sequence, flags: flags, pool: pool, slot: slot)
         }
         frame.timestampNs = timestamp(b)
+        // S26: a truncated JPEG is no good frame, native output included.
+        if (format.fourcc == .mjpeg || format.fourcc == .jpeg) && !Self.looksLikeWholeJPEG(frame.planes.0) {
+            frame.flags.insert(.corrupted)
+        }
         return .frame(frame)
+    }
+
+    /// SOI at the start and EOI at the end (after any zero padding some
+    /// UVC cameras add): a cheap check that the JPEG is whole.
+    static func looksLikeWholeJPEG(_ p: Plane) -> Bool {
+        guard let base = p.base, p.length >= 4 else { return false }
+        let b = base.assumingMemoryBound(to: UInt8.self)
+        guard b[0] == 0xFF, b[1] == 0xD8 else { return false }
+        var end = p.length
+        while end > 2 && b[end - 1] == 0 { end -= 1 }
+        return b[end - 2] == 0xFF && b[end - 1] == 0xD9
     }
 
     /// The buffer's CLOCK_MONOTONIC timestamp; the dequeue time when the

@@ -116,3 +116,19 @@ struct DeviceIdentityTests {
         #expect(!V4L2Query.isVideoCapture(0x10))          // VBI_CAPTURE
     }
 }
+
+/// S26: native MJPEG frames are checked for a whole JPEG.
+struct JPEGCheckTests {
+    func check(_ bytes: [UInt8]) -> Bool {
+        var b = bytes
+        return b.withUnsafeMutableBytes { V4L2Capture.looksLikeWholeJPEG(Plane(base: $0.baseAddress, stride: 0, length: $0.count)) }
+    }
+
+    @Test func test_S26_truncated_jpeg_is_flagged() {
+        #expect(check([0xFF, 0xD8, 0x01, 0x02, 0xFF, 0xD9]))
+        #expect(check([0xFF, 0xD8, 0x01, 0xFF, 0xD9, 0, 0, 0]))   // zero padding after EOI
+        #expect(!check([0xFF, 0xD8, 0x01, 0x02, 0x03]))           // cut short
+        #expect(!check([0x00, 0xD8, 0xFF, 0xD9]))                 // no SOI
+        #expect(!check([0xFF, 0xD8]))
+    }
+}
