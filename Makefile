@@ -3,6 +3,7 @@
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make run         the main job: capture from the first camera (or the synthetic one)
 #   make test        every test: Swift, ABI/C/C++, Python, kernel (QEMU guest)
+#   make bench       benchmarks vs the references -> bench/results/RESULTS.md, ratios.png
 PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := 0.1.0
@@ -16,7 +17,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: all lib stage install examples tools run test test-swift test-abi test-python test-kernel clean
+.PHONY: all lib stage install examples tools run test bench test-swift test-abi test-python test-kernel clean
 all: stage
 
 lib:
@@ -53,6 +54,10 @@ run: examples
 
 test: examples tools
 	bash Tests/run-all
+
+# Benchmarks (bench/run): camcore vs bare V4L2, libyuv/TurboJPEG and OpenCV, as ratios.
+bench: stage
+	bash bench/run
 
 clean:
 	rm -rf .build build

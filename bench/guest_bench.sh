@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Runs inside the QEMU guest (started by bench/run_guest.sh), as root, with
+# the host's root filesystem shared read-only. Every guest-side measurement
+# of the benchmark, one JSON line per run appended to $BENCH_RESULTS/guest.jsonl
+# as {"bench": NAME, "run": I, "result": {...}}:
+#
+#   1 frame path   bare_capture vs camcore_capture, vivid 640x480 YUYV at the
+#                  device's top rate, CPU per frame (interleaved runs)
+#   3 first frame  v4l2-ctl --stream-mmap --stream-count=1 vs camcore_capture
+#                  --first-frame vs bare_capture --first-frame (process wall
+#                  time, and open -> first frame inside the process)
+#   4 python       camcore.py (numpy view) vs cv2.VideoCapture (raw and BGR)
+#   6 scale        1, 2 and 4 vivid instances at once, camcore and bare
+#   2 MJPEG        v4l2loopback fed one fixed JPEG: camcore --output I420 vs
+#                  bare capture + tjDecompressToYUVPlanes (vivid has no MJPEG)
+#
+# env: CAMCORE_REPO, BENCH_RESULTS, CAMCORE_PYTHON; BENCH_RUNS (frame-path
+# runs, default 5), BENCH_FRAMES (default 300), BENCH_QUICK=1 (fewer runs).
+# No `timeout` wrappers here: in icount mode the guest clock jumps while
+# the vCPU idles (e.g. waiting for 9p reads), so a guest-side timeout could
+# fire early; run_guest.sh bounds the whole boot in host time instead.
+set -uo pipefail
+repo=${CAMCORE_REPO:?}
+res=${BENCH_RESULTS:?}
+py=${CAMCORE_PYTHON:-python3}
+bin=$repo/build/bench
+out=$res/guest.jsonl
+errlog=$res/stderr.log
+status=1
+writer_pid=""
+finish() {
+  [ -n "$writer_pid" ] && kill "$writer_pid" 2>/dev/null
+  echo "$status" > "$res/status"
+  sync
+}
+trap finish EXIT
+
+# In icount mode (the default) CPU counts repeat to within a fraction of a
+# percent, so few runs are needed; a plain TCG guest needs more.
+if [ "${BENCH_GUEST_ICOUNT:-1}" = 1 ]; then def_runs=3; small_runs=2; ttff_runs=5
+else def_runs=7; small_runs=3; ttff_runs=7; fi
+runs=${BENCH_RUNS:-$def_runs}
+frames=${BENCH_FRAMES:-300}
+if [ "${BENCH_QUICK:-0}" = 1 ]; then runs=2; small_runs=1; ttff_runs=3; frames=120; fi
+py_frames=$(( frames * 2 / 3 ))
+scale_frames=$(( frames / 2 ))
+mjpeg_frames=20
+
+t_start=$(cut -d' ' -f1 /proc/uptime)
+say() { printf 'guest: [%6.1f s] %s\n' "$(awk -v a="$(cut -d' ' -f1 /proc/uptime)" -v b="$t_start" 'BEGIN{print a-b}')" "$*"; }
+
+cd "$repo" || exit 1
+say "$(uname -r), $(nproc) cpus, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo), icount ${BENCH_GUEST_ICOUNT:-1}"
+say "root: $(awk '$2 == "/" {print $3, $4}' /proc/mounts | head -1)"
+
+if ! udevadm control --ping >/dev/null 2>&1; then
+  for d in /lib/systemd/systemd-udevd /usr/lib/systemd/systemd-udevd; do
+    [ -x "$d" ] && { "$d" --daemon; break; }
+  done
+  udevadm trigger --action=add >/dev/null 2>&1
+fi
+udevadm settle --timeout=30
+
+export PYTHONPATH="$repo/examples/python${PYTHONPATH:+:$PYTHONPATH}"
+export CAMCORE_LIBRARY="$repo/build/prefix/lib/libcamcore.so.0"
+export LD_LIBRARY_PATH="$repo/build/prefix/lib"
+export PYTHONDONTWRITEBYTECODE=1
+unset CAMCORE_SYNTHETIC_CAMERA
+
+# rec NAME RUN CMD...: runs CMD, keeps its last stdout line (a JSON object).
+rec() {
+  local name=$1 run=$2 line
+  shift 2
+  line=$("$@" 2>>"$errlog" | tail -n 1)
+  if [[ $line == \{* ]]; then
+    printf '{"bench": "%s", "run": %s, "result": %s}\n' "$name" "$run" "$line" >> "$out"
+  else
+    say "FAILED: $name run $run: $*"
+    printf '{"bench": "%s", "run": %s, "error": true}\n' "$name" "$run" >> "$out"
+  fi
+}
+
+# wall NAME RUN CMD...: wall and CPU time of the whole process CMD (proc_time).
+wall() {
+  local name=$1 run=$2
+  shift 2
+  rec "$name" "$run" "$fast/proc_time" "$@"
+}
+
+# --- vivid: four webcam-like capture devices ----------------------------------
+modprobe vivid n_devs=4 node_types=0x1,0x1,0x1,0x1 input_types=0x0,0x0,0x0,0x0 || { say "modprobe vivid failed"; exit 1; }
+udevadm settle --timeout=30
+vivid=()
+for i in 0 1 2 3; do
+  for n in /sys/class/video4linux/video*; do
+    [ "$(cat "$n/name" 2>/dev/null)" = "vivid-00$i-vid-cap" ] && vivid+=("/dev/$(basename "$n")")
+  done
+done
+[ "${#vivid[@]}" = 4 ] || { say "expected 4 vivid capture nodes, got: ${vivid[*]}"; exit 1; }
+v0=${vivid[0]}
+say "vivid nodes: ${vivid[*]}"
+v4l2-ctl -d "$v0" --list-frameintervals=width=640,height=480,pixelformat=YUYV 2>&1 | tr -s ' \t\n' ' ' | sed 's/^/guest: intervals 640x480: /'; echo
+# vivid shows its OSD text by default; keep the default pattern, same for everyone.
+
+common=(--fourcc YUYV --size 640x480 --fps 120)
+
+# --- 1. frame path ------------------------------------------------------------
+say "1. frame path: $runs runs x $frames frames, bare vs camcore"
+for r in $(seq 1 "$runs"); do
+  rec framepath-bare "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10
+  rec framepath-camcore "$r" "$bin/camcore_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10
+done
+# The breakdown: the bare loop plus, one at a time, what camcore's loop adds
+# below its Swift code (libv4l2's ioctl wrapper; a second fd, the waker's
+# eventfd, in every poll).
+for r in $(seq 1 "$small_runs"); do
+  rec framepath-bare-eventfd "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --eventfd
+  rec framepath-bare-libv4l2 "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --libv4l2
+  rec framepath-bare-both "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --libv4l2 --eventfd
+done
+
+# --- 3. time to first frame -----------------------------------------------------
+# The programs and libcamcore run from a tmpfs copy here, so that reading
+# them over the guest's 9p root (slow, and in icount mode a jump of the
+# guest clock) is not what gets timed; shared system libraries stay where
+# they are for all three.
+say "3. first frame: $ttff_runs runs (+1 warm-up)"
+fast=/dev/shm/bench
+mkdir -p "$fast"
+cp "$bin/camcore_capture_norpath" "$bin/bare_capture" "$bin/proc_time" "$(command -v v4l2-ctl)" "$fast/"
+cp "$(readlink -f "$repo/build/prefix/lib/libcamcore.so.0")" "$fast/libcamcore.so.0"
+for r in $(seq 0 "$ttff_runs"); do
+  LD_LIBRARY_PATH= wall ttff-v4l2ctl "$r" "$fast/v4l2-ctl" -d "$v0" \
+       --set-fmt-video=width=640,height=480,pixelformat=YUYV --set-parm=120 --stream-mmap --stream-count=1 --stream-to=/dev/null
+  LD_LIBRARY_PATH="$fast" wall ttff-camcore-process "$r" "$fast/camcore_capture_norpath" --device "$v0" "${common[@]}" --first-frame
+  LD_LIBRARY_PATH= wall ttff-bare-process "$r" "$fast/bare_capture" --device "$v0" "${common[@]}" --first-frame
+  LD_LIBRARY_PATH="$fast" rec ttff-camcore "$r" "$fast/camcore_capture_norpath" --device "$v0" "${common[@]}" --first-frame
+  LD_LIBRARY_PATH= rec ttff-bare "$r" "$fast/bare_capture" --device "$v0" "${common[@]}" --first-frame
+done
+
+# --- 4. python ------------------------------------------------------------------
+say "4. python: $small_runs runs x $py_frames frames: camcore.py, cv2 raw, cv2 BGR"
+for r in $(seq 1 "$small_runs"); do
+  rec python-camcore "$r" "$py" bench/py/py_capture.py camcore --device "$v0" --fps 120 --frames "$py_frames"
+  rec python-cv2 "$r" "$py" bench/py/py_capture.py cv2 --device "$v0" --fps 120 --frames "$py_frames"
+  rec python-cv2-bgr "$r" "$py" bench/py/py_capture.py cv2-bgr --device "$v0" --fps 120 --frames "$py_frames"
+  rec python-c-camcore "$r" "$bin/camcore_capture" --device "$v0" "${common[@]}" --frames "$py_frames" --warmup 10
+done
+
+# --- 6. scale -------------------------------------------------------------------
+say "6. scale: 1, 2, 4 devices, $small_runs runs x $scale_frames frames per device"
+for r in $(seq 1 "$small_runs"); do
+  for n in 1 2 4; do
+    devs=()
+    for d in "${vivid[@]:0:$n}"; do devs+=(--device "$d"); done
+    rec "scale-camcore-$n" "$r" "$bin/camcore_capture" "${devs[@]}" "${common[@]}" --frames "$scale_frames" --warmup 10
+    rec "scale-bare-$n" "$r" "$bin/bare_capture" "${devs[@]}" "${common[@]}" --frames "$scale_frames" --warmup 10
+  done
+done
+
+# --- 2. MJPEG -> I420 through v4l2loopback ----------------------------------------
+modprobe -r vivid 2>/dev/null
+say "2. MJPEG->I420: $small_runs runs x $mjpeg_frames frames per size"
+for size in 640x480 1280x720 1920x1080; do
+  modprobe v4l2loopback devices=1 video_nr=10 exclusive_caps=0 max_buffers=4 card_label=camcore-bench \
+    || { say "modprobe v4l2loopback failed"; break; }
+  udevadm settle --timeout=30
+  "$bin/loop_writer" --device /dev/video10 --size "$size" --fps 30 --seconds 300 2>"$res/writer-$size.log" &
+  writer_pid=$!
+  sleep 1
+  for r in $(seq 1 "$small_runs"); do
+    rec "mjpeg-bare-$size" "$r" "$bin/bare_capture" --device /dev/video10 --fourcc MJPG --size "$size" --fps 0 \
+        --frames "$mjpeg_frames" --warmup 3 --convert I420
+    rec "mjpeg-camcore-$size" "$r" "$bin/camcore_capture" --device /dev/video10 --fourcc MJPG --size "$size" --fps 0 \
+        --frames "$mjpeg_frames" --warmup 3 --output I420 --timeout 60
+  done
+  kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null; writer_pid=""
+  modprobe -r v4l2loopback 2>/dev/null
+  udevadm settle --timeout=30
+done
+
+dmesg > "$res/dmesg.txt" 2>/dev/null
+say "done: $(grep -c '"result"' "$out") results, $(grep -c '"error"' "$out") failures"
+status=0

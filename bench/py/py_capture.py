@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Python frame path of the benchmark: CPU per frame of a Python program
+receiving frames, one JSON line on stdout.
+
+  py_capture.py camcore  --device /dev/video0 [--size 640x480] [--fps 120] [--frames 300] [--warmup 10]
+  py_capture.py cv2      ...   cv2.VideoCapture (CAP_V4L2), raw YUYV (CAP_PROP_CONVERT_RGB off)
+  py_capture.py cv2-bgr  ...   cv2.VideoCapture as people use it: frames converted to BGR
+
+camcore: examples/python/camcore.py (ctypes); each frame arrives in on_frame
+on the capture thread and is looked at as a zero-copy numpy view
+(frame.array), one byte read, as the C programs do. cv2: cap.read() in a
+loop, one byte read. CPU is getrusage(RUSAGE_SELF) user+sys, all threads,
+from the warm-up'th frame to the last.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import threading
+import time
+
+
+def cpu_ns() -> int:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return int((r.ru_utime + r.ru_stime) * 1e9)
+
+
+def status_kb(key: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return -1
+
+
+def run_camcore(a) -> dict:
+    import camcore
+
+    w, h = a.size
+    done = threading.Event()
+    st = {"n": 0, "sink": 0, "cpu0": 0, "wall0": 0, "cpu1": 0, "wall1": 0}
+    start_at, end_at = a.warmup, a.warmup + a.frames
+
+    def on_frame(frame):
+        arr = frame.array                  # zero-copy numpy view, (h, w, 2) for YUYV
+        st["sink"] += int(arr[0, 0, 0])
+        st["n"] += 1
+        n = st["n"]
+        if n == start_at:
+            st["cpu0"], st["wall0"] = cpu_ns(), time.monotonic_ns()
+        elif n == end_at:
+            st["cpu1"], st["wall1"] = cpu_ns(), time.monotonic_ns()
+            done.set()
+
+    with camcore.Manager() as m:
+        dev = next((d for d in m.devices() if a.device in (d.node, d.id)), None)
+        if dev is None:
+            raise SystemExit(f"py_capture: no camcore device {a.device}")
+        with m.open(dev.id) as cap:
+            cap.start(fourcc="YUYV", width=w, height=h, fps=a.fps, on_frame=on_frame)
+            ok = done.wait(120)
+            fmt = cap.format
+            hwm, rss = status_kb("VmHWM"), status_kb("VmRSS")
+            cap.stop()
+    if not ok:
+        raise SystemExit("py_capture: timed out")
+    return {"fps": float(fmt.fps) if fmt.fps else 0.0, "width": fmt.width, "height": fmt.height,
+            "cpu0": st["cpu0"], "cpu1": st["cpu1"], "wall0": st["wall0"], "wall1": st["wall1"],
+            "vm_hwm_kb": hwm, "vm_rss_kb": rss}
+
+
+def run_cv2(a, convert: bool) -> dict:
+    import cv2
+
+    w, h = a.size
+    cap = cv2.VideoCapture(a.device, cv2.CAP_V4L2)
+    if not cap.isOpened():
+        raise SystemExit(f"py_capture: cv2 cannot open {a.device}")
+    cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"YUYV"))
+    cap.set(cv2.CAP_PROP_FRAME_WIDTH, w)
+    cap.set(cv2.CAP_PROP_FRAME_HEIGHT, h)
+    cap.set(cv2.CAP_PROP_FPS, a.fps)
+    cap.set(cv2.CAP_PROP_BUFFERSIZE, 4)
+    if not convert:
+        cap.set(cv2.CAP_PROP_CONVERT_RGB, 0)
+    sink = 0
+    cpu0 = wall0 = 0
+    shape = None
+    for n in range(1, a.warmup + a.frames + 1):
+        ok, img = cap.read()
+        if not ok:
+            raise SystemExit("py_capture: cv2 read failed")
+        sink += int(img.flat[0])
+        shape = img.shape
+        if n == a.warmup:
+            cpu0, wall0 = cpu_ns(), time.monotonic_ns()
+    cpu1, wall1 = cpu_ns(), time.monotonic_ns()
+    fps = cap.get(cv2.CAP_PROP_FPS)
+    hwm, rss = status_kb("VmHWM"), status_kb("VmRSS")
+    cap.release()
+    return {"fps": fps, "width": int(w), "height": int(h), "shape": list(shape or ()),
+            "cv2_version": cv2.__version__,
+            "cpu0": cpu0, "cpu1": cpu1, "wall0": wall0, "wall1": wall1, "vm_hwm_kb": hwm, "vm_rss_kb": rss}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["camcore", "cv2", "cv2-bgr"])
+    p.add_argument("--device", required=True)
+    p.add_argument("--size", default="640x480")
+    p.add_argument("--fps", type=int, default=120)
+    p.add_argument("--frames", type=int, default=300)
+    p.add_argument("--warmup", type=int, default=10)
+    a = p.parse_args()
+    a.size = tuple(int(v) for v in a.size.split("x"))
+    r = run_camcore(a) if a.mode == "camcore" else run_cv2(a, a.mode == "cv2-bgr")
+    wall = (r.pop("wall1") - r.pop("wall0")) / 1e9
+    cpu = r.pop("cpu1") - r.pop("cpu0")
+    out = {"prog": "python-" + a.mode, "frames": a.frames, "cpu_ns_per_frame": cpu / a.frames,
+           "wall_s": wall, "measured_fps": a.frames / wall if wall > 0 else 0.0}
+    out.update(r)
+    print(json.dumps(out))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

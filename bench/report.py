@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""Turns the benchmark's raw results (bench/results/raw/*.jsonl, one
+{"bench", "run", "result"} object per line) into bench/results/RESULTS.md
+(a table of ratios camcore ÷ reference, medians, with the absolute numbers
+beside) and bench/results/ratios.png (a bar plot of the ratios).
+
+  report.py RESULTS_DIR
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+from collections import defaultdict
+
+SIZES = ["640x480", "1280x720", "1920x1080"]
+CONVERSIONS = [("YUYV", "I420"), ("NV12", "I420"), ("YUYV", "RGB24")]
+
+
+def load(path: str) -> dict:
+    runs = defaultdict(list)
+    if not os.path.exists(path):
+        return runs
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                o = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "result" in o:
+                runs[o["bench"]].append(o)
+    return runs
+
+
+class Results:
+    def __init__(self, runs: dict):
+        self.runs = runs
+
+    def values(self, bench: str, key: str, skip_warmup: bool = False) -> list:
+        out = []
+        for o in self.runs.get(bench, []):
+            if skip_warmup and o.get("run") == 0:
+                continue
+            v = o["result"].get(key)
+            if isinstance(v, (int, float)):
+                out.append(float(v))
+        return out
+
+    def med(self, bench: str, key: str, skip_warmup: bool = False):
+        v = self.values(bench, key, skip_warmup)
+        return statistics.median(v) if v else None
+
+    def first(self, bench: str, key: str):
+        for o in self.runs.get(bench, []):
+            if key in o["result"]:
+                return o["result"][key]
+        return None
+
+    def paired_ratios(self, a: str, b: str, key: str) -> list:
+        """Per-run ratios a/b, runs matched by their index (interleaved runs)."""
+        bv = {o["run"]: o["result"].get(key) for o in self.runs.get(b, [])}
+        out = []
+        for o in self.runs.get(a, []):
+            x, y = o["result"].get(key), bv.get(o["run"])
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and y:
+                out.append(x / y)
+        return out
+
+
+# --- formatting ---------------------------------------------------------------
+
+def us(ns):
+    return "–" if ns is None else f"{ns / 1e3:,.1f} µs"
+
+
+def ms(v):
+    return "–" if v is None else f"{v:,.1f} ms"
+
+
+def mi(ir):
+    return "–" if ir is None else f"{ir / 1e6:,.3f} M Ir"
+
+
+def mb(b):
+    return "–" if b is None else f"{b / 1e6:,.1f} MB"
+
+
+def mib_kb(kb):
+    return "–" if kb is None else f"{kb / 1024:,.1f} MiB"
+
+
+def div(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+class Row:
+    def __init__(self, group, what, camcore, reference, ratio, better, target=None, note="", spread=None):
+        self.group, self.what, self.camcore, self.reference = group, what, camcore, reference
+        self.ratio, self.better, self.target, self.note, self.spread = ratio, better, target, note, spread
+
+    @property
+    def verdict(self) -> str:
+        if self.ratio is None:
+            return "not measured"
+        if self.target is None:
+            return "info"
+        ok = self.ratio <= self.target if self.better == "lower" else self.ratio >= self.target
+        return "ok" if ok else "**worse than target**"
+
+    @property
+    def ok(self):
+        v = self.verdict
+        return None if v in ("info", "not measured") else v == "ok"
+
+
+def build_rows(host: Results, guest: Results) -> list:
+    rows = []
+
+    # 1. Frame path ------------------------------------------------------------
+    c, b = guest.med("framepath-camcore", "cpu_ns_per_frame"), guest.med("framepath-bare", "cpu_ns_per_frame")
+    fps = guest.first("framepath-camcore", "fps")
+    n = guest.first("framepath-camcore", "frames")
+    pr = guest.paired_ratios("framepath-camcore", "framepath-bare", "cpu_ns_per_frame")
+    rows.append(Row("1 frame path (guest)",
+                    f"CPU user+sys per frame, vivid 640x480 YUYV @ {fps or '?'} fps, {n or '?'} frames",
+                    us(c), us(b), div(c, b), "lower", 1.05,
+                    "camcore C program vs bare C V4L2 mmap loop", spread=pr))
+
+    # Where the frame path's extra cost goes: the bare loop plus libv4l2's
+    # ioctl wrapper and/or the waker's eventfd in poll, then camcore itself.
+    be = guest.med("framepath-bare-eventfd", "cpu_ns_per_frame")
+    bl = guest.med("framepath-bare-libv4l2", "cpu_ns_per_frame")
+    bb = guest.med("framepath-bare-both", "cpu_ns_per_frame")
+    if b and c:
+        extra = c - b
+        def share(x):
+            return "" if x is None or not extra else f"; {x / extra * 100:.0f}% of camcore's extra {us(extra)}"
+        rows.append(Row("1 frame path breakdown (guest)", "bare loop + an idle eventfd in poll (camcore's waker)",
+                        us(be), us(b), div(be, b), "lower", None,
+                        f"+{us(None if be is None else be - b)} per frame" + share(None if be is None else be - b)))
+        rows.append(Row("1 frame path breakdown (guest)", "bare loop with ioctls through libv4l2 (v4l2_fd_open, no conversion)",
+                        us(bl), us(b), div(bl, b), "lower", None,
+                        f"+{us(None if bl is None else bl - b)} per frame" + share(None if bl is None else bl - b)))
+        rows.append(Row("1 frame path breakdown (guest)", "bare loop with both (what camcore's loop does below Swift)",
+                        us(bb), us(b), div(bb, b), "lower", None,
+                        f"+{us(None if bb is None else bb - b)} per frame" + share(None if bb is None else bb - b)))
+        rows.append(Row("1 frame path breakdown (guest)", "camcore vs bare loop with both: the Swift engine and C ABI",
+                        us(c), us(bb), div(c, bb), "lower", None,
+                        f"+{us(None if bb is None else c - bb)} per frame" + share(None if bb is None else c - bb)))
+
+    # 2. Conversion ------------------------------------------------------------
+    for src, dst in CONVERSIONS:
+        for size in SIZES:
+            key = f"{src}-{dst}-{size}"
+            irc = host.med(f"conv-cg-camcore-{key}", "ir_per_frame")
+            ira = host.med(f"conv-cg-app-{key}", "ir_per_frame")
+            irn = host.med(f"conv-cg-native-{src}-{size}", "ir_per_frame")
+            conv_c = None if irc is None or irn is None else irc - irn
+            conv_a = None if ira is None or irn is None else ira - irn
+            cc = host.med(f"conv-cpu-camcore-{key}", "cpu_ns_per_frame")
+            ca = host.med(f"conv-cpu-app-{key}", "cpu_ns_per_frame")
+            cpu_ratio = div(ca, cc)
+            note = (f"CPU-time cross-check on the host (whole capture incl. the synthetic drawing; noisy when "
+                    f"the machine is busy): camcore {us(cc)}, app {us(ca)}, throughput ratio {cpu_ratio:.3f}"
+                    if cpu_ratio else "")
+            rows.append(Row("2 conversion (host)", f"{src}→{dst} {size}: conversion instructions per frame",
+                            mi(conv_c), mi(conv_a), div(conv_a, conv_c), "higher", 0.95, note))
+    for size in SIZES:
+        c = guest.med(f"mjpeg-camcore-{size}", "cpu_ns_per_frame")
+        b = guest.med(f"mjpeg-bare-{size}", "cpu_ns_per_frame")
+        pr = [1 / r for r in guest.paired_ratios(f"mjpeg-camcore-{size}", f"mjpeg-bare-{size}", "cpu_ns_per_frame")]
+        rows.append(Row("2 conversion (guest)", f"MJPEG→I420 {size}: CPU per frame, capture + decode",
+                        us(c), us(b), div(b, c), "higher", 0.95,
+                        "v4l2loopback fed one fixed JPEG; reference = bare V4L2 loop + tjDecompressToYUVPlanes",
+                        spread=pr))
+
+    # 3. Time to first frame ------------------------------------------------------
+    cp = guest.med("ttff-camcore-process", "process_ms", True)
+    vp = guest.med("ttff-v4l2ctl", "process_ms", True)
+    bp = guest.med("ttff-bare-process", "process_ms", True)
+    rows.append(Row("3 first frame (guest)", "process start → first frame → exit, 640x480 YUYV (wall)",
+                    ms(cp), ms(vp), div(cp, vp), "lower", None,
+                    f"reference: v4l2-ctl --stream-mmap --stream-count=1; bare C program: {ms(bp)}. "
+                    "Guest wall clock: jumps while the guest waits for 9p reads, so noisy"))
+    cpc = guest.med("ttff-camcore-process", "process_cpu_ms", True)
+    vpc = guest.med("ttff-v4l2ctl", "process_cpu_ms", True)
+    bpc = guest.med("ttff-bare-process", "process_cpu_ms", True)
+    rows.append(Row("3 first frame (guest)", "process start → first frame → exit: CPU (instructions)",
+                    ms(cpc), ms(vpc), div(cpc, vpc), "lower", None,
+                    f"user+sys of the whole process (wait4); bare C program: {ms(bpc)}"))
+    ci = guest.med("ttff-camcore", "open_to_first_frame_ms", True)
+    bi = guest.med("ttff-bare", "open_to_first_frame_ms", True)
+    cm = guest.med("ttff-camcore", "manager_to_first_frame_ms", True)
+    rows.append(Row("3 first frame (guest)", "in process: open → first frame (wall)",
+                    ms(ci), ms(bi), div(ci, bi), "lower", None,
+                    f"camcore_capturer_open → first on_frame vs open() → first DQBUF; "
+                    f"with manager_new + device list first: {ms(cm)}"))
+    cc_ = guest.med("ttff-camcore", "open_to_first_frame_cpu_ms", True)
+    bc_ = guest.med("ttff-bare", "open_to_first_frame_cpu_ms", True)
+    cmc = guest.med("ttff-camcore", "manager_to_first_frame_cpu_ms", True)
+    rows.append(Row("3 first frame (guest)", "in process: CPU spent from open to first frame",
+                    ms(cc_), ms(bc_), div(cc_, bc_), "lower", None,
+                    f"user+sys, all threads; with manager_new + device list first: {ms(cmc)}"))
+
+    # 4. Python -------------------------------------------------------------------
+    pc = guest.med("python-camcore", "cpu_ns_per_frame")
+    cc = guest.med("python-c-camcore", "cpu_ns_per_frame")
+    cv = guest.med("python-cv2", "cpu_ns_per_frame")
+    cb = guest.med("python-cv2-bgr", "cpu_ns_per_frame")
+    over = None if pc is None or cc is None else pc - cc
+    rows.append(Row("4 python (guest)", "CPU per frame: camcore.py numpy view vs camcore C program",
+                    us(pc), us(cc), div(pc, cc), "lower", None,
+                    f"Python's per-frame overhead {us(over)} (ctypes callback, GIL, numpy view)"))
+    ver = guest.first("python-cv2", "cv2_version")
+    rows.append(Row("4 python (guest)", f"CPU per frame: camcore.py vs cv2.VideoCapture {ver or ''} raw YUYV",
+                    us(pc), us(cv), div(pc, cv), "lower", None, "cv2 with CAP_PROP_CONVERT_RGB=0 (copies the frame)"))
+    rows.append(Row("4 python (guest)", "CPU per frame: camcore.py vs cv2.VideoCapture default (BGR)",
+                    us(pc), us(cb), div(pc, cb), "lower", None, "cv2 converts every frame to BGR by default"))
+
+    # 5. Library cost ---------------------------------------------------------------
+    own = host.med("import-camcore", "own_so_bytes")
+    cvown = host.med("import-cv2", "own_so_bytes")
+    rows.append(Row("5 library (host)", "shared-object bytes on disk: libcamcore.so (stripped) vs the .so files `import cv2` loads from its wheel",
+                    mb(own), mb(cvown), div(own, cvown), "lower", None,
+                    f"with system dependencies: camcore {mb(host.med('import-camcore', 'so_added_bytes'))}, "
+                    f"cv2 {mb(host.med('import-cv2', 'so_added_bytes'))}"))
+    ic = host.med("import-camcore", "import_ms", True)
+    iv = host.med("import-cv2", "import_ms", True)
+    dl = host.med("dlopen-camcore", "dlopen_ms")
+    rows.append(Row("5 library (host)", "load time: `import camcore` (ctypes) vs `import cv2`, fresh process, numpy already loaded",
+                    ms(ic), ms(iv), div(ic, iv), "lower", None,
+                    f"dlopen(libcamcore.so, RTLD_NOW) from C: {ms(dl)} (median of {len(host.values('dlopen-camcore', 'dlopen_ms'))})"))
+    rc_ = host.med("import-camcore", "rss_added_kb", True)
+    rv_ = host.med("import-cv2", "rss_added_kb", True)
+    rows.append(Row("5 library (host)", "resident memory added by the import",
+                    mib_kb(rc_), mib_kb(rv_), div(rc_, rv_), "lower", None, ""))
+    hc = guest.med("python-camcore", "vm_hwm_kb")
+    hv = guest.med("python-cv2", "vm_hwm_kb")
+    rows.append(Row("5 library (guest)", "peak RSS of a capturing Python process: camcore.py vs cv2",
+                    mib_kb(hc), mib_kb(hv), div(hc, hv), "lower", None, "640x480 YUYV from vivid, numpy loaded in both"))
+    hcc = guest.med("framepath-camcore", "vm_hwm_kb")
+    hbc = guest.med("framepath-bare", "vm_hwm_kb")
+    hh = host.med("rss-camcore-synthetic", "vm_hwm_kb")
+    rows.append(Row("5 library (guest)", "peak RSS of a capturing C process: camcore vs bare V4L2 loop",
+                    mib_kb(hcc), mib_kb(hbc), div(hcc, hbc), "lower", None,
+                    f"on the host, camcore capturing the synthetic camera: {mib_kb(hh)}"))
+
+    # 6. Scale -------------------------------------------------------------------------
+    for prog in ("camcore", "bare"):
+        one = guest.med(f"scale-{prog}-1", "cpu_ns_per_frame")
+        for n in (2, 4):
+            v = guest.med(f"scale-{prog}-{n}", "cpu_ns_per_frame")
+            rows.append(Row("6 scale (guest)", f"{prog}: CPU per frame with {n} cameras ÷ with 1",
+                            us(v), us(one), div(v, one), "lower", 1.05 if prog == "camcore" else None,
+                            "same program, vivid instances capturing at once" +
+                            ("" if prog == "camcore" else " (the bare loop's own scaling, for comparison)")))
+    return rows
+
+
+def fmt_ratio(r):
+    return "–" if r is None else f"{r:.3f}"
+
+
+def write_markdown(rows, host: Results, guest: Results, out: str, meta: dict) -> None:
+    L = []
+    L.append("# camcore benchmark results\n")
+    L.append(f"Generated by `make bench` on {meta.get('date', '?')} ({meta.get('host', '')}); "
+             f"library {meta.get('version', '?')}. Every ratio is **camcore ÷ reference**, each side the median of "
+             "its runs in this same `make bench` run. \"better\" says which way is good: for CPU, time, size and "
+             "memory lower is better (1.00 = no overhead); conversion rows are *throughput* ratios "
+             "(reference cost ÷ camcore cost), where higher is better (1.00 = as fast as calling the library "
+             "directly). Targets from issue 7: frame path ≤ 1.05, conversion throughput ≥ 0.95.\n")
+    L.append("| # | measurement | camcore | reference | ratio | better | target | verdict |")
+    L.append("|---|---|---:|---:|---:|:---:|:---:|---|")
+    for r in rows:
+        tgt = "–" if r.target is None else (f"≤ {r.target}" if r.better == "lower" else f"≥ {r.target}")
+        spread = ""
+        if r.spread and len(r.spread) > 1:
+            spread = f" <sub>(runs {min(r.spread):.2f}–{max(r.spread):.2f})</sub>"
+        L.append(f"| {r.group} | {r.what} | {r.camcore} | {r.reference} | **{fmt_ratio(r.ratio)}**{spread} | "
+                 f"{r.better} | {tgt} | {r.verdict} |")
+    L.append("")
+    notes = [f"- **{r.group} — {r.what}**: {r.note}" for r in rows if r.note]
+    if notes:
+        L.append("## Notes per row\n")
+        L.extend(notes)
+        L.append("")
+    fp = next((r for r in rows if r.group.startswith("1 frame path (")), None)
+    if fp is not None and fp.ok is False:
+        L.append(FRAME_PATH_ANALYSIS)
+    L.append(METHOD)
+    env = meta.get("env", [])
+    if env:
+        L.append("## Environment\n")
+        L.extend(f"- {e}" for e in env)
+        L.append("")
+    with open(out, "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+FRAME_PATH_ANALYSIS = """## Why the frame path ratio misses 1.05
+
+vivid is the worst case for this ratio: its frames are drawn by a kernel
+thread that is not charged to the reader, so the bare loop costs only about
+ten thousand instructions per frame (poll, DQBUF, QBUF) and every hundred
+instructions camcore adds is a full percent. (A UVC camera's reader pays for
+URB completion and the payload copy as well, which dwarfs these
+differences.) The breakdown rows above split camcore's extra into the waker
+eventfd polled beside the device, libv4l2's ioctl wrapper, and the Swift
+engine with the C ABI. A callgrind profile of camcore's capture thread in
+the guest (library 0.1.0; user space; YUYV) put the Swift part at about
+1,800 instructions per frame, mostly:
+
+- copies of the `Frame` value (outlined value-witness copy/destroy
+  functions, ~630 instructions) and the retain/release of its `pool`
+  reference (~360): `Frame` holds a strong `BufferPool?`, so it is not
+  trivially copyable and every hand-over (backend → enum payload →
+  capture loop → C-ABI closure → `FrameBox.withBorrowed`) retains;
+- dynamic exclusivity checks (`swift_beginAccess`, ~130) on the mutable
+  properties of `V4L2Capture` read per frame;
+- `PlaneLayout.split` (~180 for YUYV); for I420 and NV12 it also makes
+  3–4 heap allocations per frame (arrays for the chroma description and the
+  planes);
+- `swift_once` on static lets read per frame (~50).
+
+The report that accompanies this benchmark proposes fixes (file and line)
+for each.
+"""
+
+
+METHOD = """## How each number is measured
+
+Run everything with `make bench` (bench/run); raw per-run results are in
+`bench/results/raw/*.jsonl`. Guest numbers come from one QEMU boot
+(`bench/run_guest.sh` → `bench/guest_bench.sh`, the kernel's own vivid and
+v4l2loopback drivers) in QEMU's **icount mode** (`-icount shift=0,sleep=off`,
+one vCPU): the guest clock advances exactly 1 ns per instruction the guest
+executes and jumps ahead while it idles. A CPU time measured in the guest
+(getrusage) is therefore the number of instructions the process executed,
+user and kernel, repeatable run to run to a fraction of a percent and
+untouched by the host's load — so guest "µs" below read as "thousands of
+instructions", and only ratios compare with real hardware. Guest wall times
+(first frame) are on the same virtual clock, where waits on the host (file
+reads over 9p) make the clock jump: those rows are the noisiest.
+
+1. **Frame path** — `bench/c/bare_capture.c` (a plain V4L2 mmap loop:
+   poll, DQBUF, read one byte, QBUF) and `bench/c/camcore_capture.c`
+   (`camcore_capturer_start` with native output, the callback reads one
+   byte) capture the same vivid device, format, rate and frame count in
+   alternating runs. CPU = getrusage(RUSAGE_SELF) user+sys over all threads,
+   from the 10th frame to the last, divided by the frames. The breakdown rows
+   re-run the bare loop with what camcore's loop does below its Swift code —
+   ioctls through libv4l2 (`--libv4l2`), an idle eventfd polled beside the
+   device (`--eventfd`), both — so camcore's extra splits into those parts
+   and the rest (the Swift engine and C ABI).
+2. **Conversion** — what is honest and measurable without changing the
+   library: camcore converts only inside its capture loop, so its pipeline is
+   driven the way an app drives it, through the public C API with
+   `output_fourcc` set, on the built-in synthetic camera (host, YUYV/NV12
+   sources). The reference is the same program receiving *native* frames and
+   calling the same libyuv functions itself in the callback, on the very
+   buffers camcore delivered (`--app-convert`, see `bench/c/bench_util.h`;
+   YUYV→RGB24 is `YUY2ToI422` + `I422ToRAW`, the chain camcore's converter
+   picks, as libyuv has no one-call YUY2→RAW). Both run under
+   `valgrind --tool=callgrind`; the program zeroes the counters at the 3rd
+   frame and dumps them at the last, so the counts cover exactly the measured
+   frames (all threads). A third run with native output and no conversion
+   gives the cost of capturing (synthetic drawing, delivery), which is
+   subtracted from both: the row compares *conversion-only* instructions per
+   frame, reference ÷ camcore. Instruction counts are deterministic, so one
+   run per case is enough; a CPU-time cross-check (median of runs, whole
+   capture including the synthetic drawing) is given in the notes.
+   MJPEG→I420 needs an MJPEG source, which the synthetic camera and vivid
+   lack: in the guest, v4l2loopback is fed one fixed camera-like JPEG
+   (`bench/c/loop_writer.c`, TurboJPEG q85 4:2:0) and camcore with
+   `output_fourcc=I420` is compared with the bare loop calling
+   `tjDecompressHeader3` + `tjDecompressToYUVPlanes` on the same bytes (CPU
+   per frame, so the frame path is included on both sides).
+3. **Time to first frame** — wall time of whole processes (start, open,
+   format, stream on, first frame, exit): `camcore_capture --first-frame` vs
+   `v4l2-ctl --stream-mmap --stream-count=1` (and the bare C program), run
+   from a tmpfs copy, alternating, first round discarded as warm-up; plus the
+   in-process time and CPU from `camcore_capturer_open()` to the first
+   callback vs `open()` to the first DQBUF.
+4. **Python** — `bench/py/py_capture.py`: camcore.py's `on_frame` takes
+   `frame.array` (zero-copy numpy view) and reads one byte; cv2 reads with
+   `cap.read()` (raw YUYV with `CAP_PROP_CONVERT_RGB=0`, and the default BGR).
+   Same device, format and rate as 1, CPU per frame as in 1.
+5. **Library cost** — `bench/c/dlopen_time.c` (dlopen RTLD_NOW in a fresh
+   process, median of many) and `bench/py/lib_cost.py` (`import camcore` vs
+   `import cv2` in fresh processes after `import numpy`, the first of each
+   discarded; shared objects the import maps and their size on disk; RSS
+   added). Peak RSS of capturing processes (VmHWM) from the runs of 1 and 4.
+6. **Scale** — 1, 2 and 4 vivid instances streaming at once into one process
+   (camcore: one capturer and capture thread each; bare: one poll loop over
+   all), CPU per frame relative to one camera.
+"""
+
+
+def plot(rows, out: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [r for r in rows if r.ratio is not None]
+    labels = [f"{r.group.split(' (')[0]}: {r.what.split(':')[0] if r.group.startswith('2') else r.what}"
+              for r in shown]
+    labels = [(l[:78] + "…") if len(l) > 79 else l for l in labels]
+    labels = [f"{l}  [{'↓' if r.better == 'lower' else '↑'}]" for l, r in zip(labels, shown)]
+    colors = []
+    for r in shown:
+        colors.append({True: "#2e7d32", False: "#c62828", None: "#607d8b"}[r.ok])
+    fig, ax = plt.subplots(figsize=(13, 0.36 * len(shown) + 1.8))
+    y = list(range(len(shown)))[::-1]
+    ax.barh(y, [r.ratio for r in shown], color=colors, height=0.7)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_xscale("log")
+    lo = min(min(r.ratio for r in shown) * 0.8, 0.5)
+    hi = max(max(r.ratio for r in shown) * 1.25, 2.0)
+    ax.set_xlim(lo, hi)
+    for yi, r in zip(y, shown):
+        ax.text(r.ratio * 1.02, yi, f"{r.ratio:.3f}", va="center", fontsize=7)
+    ax.set_xlabel("camcore ÷ reference (log scale; 1 = parity)   "
+                  "[↓] lower is better   [↑] higher is better (throughput)")
+    ax.set_title("camcore benchmark: ratios (green: meets the issue's target, red: misses it, grey: no target)",
+                 fontsize=10)
+    ax.grid(axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def main() -> None:
+    res = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results")
+    raw = os.path.join(res, "raw")
+    host, guest = Results(load(os.path.join(raw, "host.jsonl"))), Results(load(os.path.join(raw, "guest.jsonl")))
+    meta = {}
+    mp = os.path.join(raw, "meta.json")
+    if os.path.exists(mp):
+        with open(mp) as f:
+            meta = json.load(f)
+    meta.setdefault("host", platform.node())
+    rows = build_rows(host, guest)
+    write_markdown(rows, host, guest, os.path.join(res, "RESULTS.md"), meta)
+    try:
+        plot(rows, os.path.join(res, "ratios.png"))
+    except ImportError as e:
+        print(f"report: no plot ({e}); pip install matplotlib", file=sys.stderr)
+    for r in rows:
+        print(f"  {fmt_ratio(r.ratio):>7}  {r.verdict:<22} {r.group}: {r.what}")
+
+
+if __name__ == "__main__":
+    main()
