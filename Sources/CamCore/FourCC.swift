@@ -25,23 +25,23 @@ public struct FourCC: Hashable, Sendable, CustomStringConvertible {
         return String(chars) + (rawValue & 0x8000_0000 != 0 ? "-BE" : "")
     }
 
-    public static let yuyv = FourCC("YUYV")
-    public static let uyvy = FourCC("UYVY")
-    public static let yvyu = FourCC("YVYU")
-    public static let vyuy = FourCC("VYUY")
+    public static let yuyv = FourCC(rawValue: 0x56595559) // "YUYV"
+    public static let uyvy = FourCC(rawValue: 0x59565955) // "UYVY"
+    public static let yvyu = FourCC(rawValue: 0x55595659) // "YVYU"
+    public static let vyuy = FourCC(rawValue: 0x59555956) // "VYUY"
     /// I420: planar 4:2:0, Y, U, V (V4L2 "YU12").
-    public static let i420 = FourCC("YU12")
+    public static let i420 = FourCC(rawValue: 0x32315559) // "YU12"
     /// YV12: planar 4:2:0, Y, V, U.
-    public static let yv12 = FourCC("YV12")
-    public static let nv12 = FourCC("NV12")
-    public static let nv21 = FourCC("NV21")
-    public static let nv16 = FourCC("NV16")
-    public static let nv61 = FourCC("NV61")
+    public static let yv12 = FourCC(rawValue: 0x32315659) // "YV12"
+    public static let nv12 = FourCC(rawValue: 0x3231564E) // "NV12"
+    public static let nv21 = FourCC(rawValue: 0x3132564E) // "NV21"
+    public static let nv16 = FourCC(rawValue: 0x3631564E) // "NV16"
+    public static let nv61 = FourCC(rawValue: 0x3136564E) // "NV61"
     /// Planar 4:2:2 (V4L2 "422P").
-    public static let yuv422p = FourCC("422P")
-    public static let grey = FourCC("GREY")
-    public static let rgb24 = FourCC("RGB3")
-    public static let bgr24 = FourCC("BGR3")
-    public static let mjpeg = FourCC("MJPG")
-    public static let jpeg = FourCC("JPEG")
+    public static let yuv422p = FourCC(rawValue: 0x50323234) // "422P"
+    public static let grey = FourCC(rawValue: 0x59455247) // "GREY"
+    public static let rgb24 = FourCC(rawValue: 0x33424752) // "RGB3"
+    public static let bgr24 = FourCC(rawValue: 0x33524742) // "BGR3"
+    public static let mjpeg = FourCC(rawValue: 0x47504A4D) // "MJPG"
+    public static let jpeg = FourCC(rawValue: 0x4745504A) // "JPEG"
 }

@@ -41,7 +41,12 @@ public struct Frame: @unchecked Sendable {
     /// Frames the driver dropped just before this one (sequence gap).
     public var droppedBefore: UInt32
 
-    let pool: BufferPool?
+    /// The buffers this frame lives in. Not a strong reference: a plain
+    /// frame is only valid while its pool delivers it (the capture thread
+    /// keeps the pool alive), and keeping Frame trivial spares the frame
+    /// path a retain/release and outlined copies per hand-over.
+    /// `retain()` takes a strong reference.
+    unowned(unsafe) let pool: BufferPool?
     let slot: Int
 
     init(fourcc: FourCC, width: Int, height: Int, planeCount: Int, planes: (Plane, Plane, Plane),
@@ -79,7 +84,7 @@ public struct Frame: @unchecked Sendable {
     /// (deinitialised). Safe from any thread, also after the capture stops.
     public func retain() -> RetainedFrame {
         pool?.retain(slot)
-        return RetainedFrame(frame: self)
+        return RetainedFrame(frame: self, owner: pool)
     }
 }
 
@@ -87,6 +92,8 @@ public struct Frame: @unchecked Sendable {
 /// capture queue when this object is released.
 public final class RetainedFrame: @unchecked Sendable {
     public let frame: Frame
-    init(frame: Frame) { self.frame = frame }
-    deinit { frame.pool?.release(frame.slot) }
+    /// Keeps the buffers (mapped memory) alive as long as the frame is kept.
+    private let owner: BufferPool?
+    init(frame: Frame, owner: BufferPool?) { self.frame = frame; self.owner = owner }
+    deinit { owner?.release(frame.slot) }
 }

@@ -32,28 +32,42 @@ enum PlaneLayout {
         }
     }
 
+    /// The chroma planes after the first plane, without allocating:
+    /// (count, stride divisor, height divisor).
+    @inline(__always)
+    static func chroma(_ f: FourCC) -> (count: Int, strideDivisor: Int, heightDivisor: Int) {
+        switch f.rawValue {
+        case FourCC.i420.rawValue, FourCC.yv12.rawValue: return (2, 2, 2)
+        case FourCC.yuv422p.rawValue: return (2, 2, 1)
+        case FourCC.nv12.rawValue, FourCC.nv21.rawValue: return (1, 1, 2)
+        case FourCC.nv16.rawValue, FourCC.nv61.rawValue: return (1, 1, 1)
+        default: return (0, 1, 1)
+        }
+    }
+
     /// Splits one buffer holding a whole frame into its planes.
     /// `used` is the bytes the driver filled; a plane is cut short (and
     /// the frame should be flagged corrupted) when `used` is too small.
+    /// On the frame path: no allocation.
     static func split(_ f: FourCC, base: UnsafeMutableRawPointer, used: Int, stride: Int,
                       height: Int) -> (planes: (Plane, Plane, Plane), count: Int, complete: Bool) {
-        let chroma = chromaPlanes(f)
-        if chroma.isEmpty || stride == 0 {
-            let needed = stride * height
+        let c = chroma(f)
+        let lumaBytes = stride * height
+        if c.count == 0 || stride == 0 {
             return ((Plane(base: base, stride: stride, length: used), .empty, .empty), 1,
-                    used > 0 && used >= needed)
+                    used > 0 && used >= lumaBytes)
         }
-        var planes = [Plane(base: base, stride: stride, length: min(used, stride * height))]
-        var offset = stride * height
-        for c in chroma {
-            let cs = stride / c.strideDivisor
-            let rows = (height + c.heightDivisor - 1) / c.heightDivisor
-            let len = max(0, min(used - offset, cs * rows))
-            planes.append(Plane(base: base + offset, stride: cs, length: len))
-            offset += cs * rows
+        let cs = stride / c.strideDivisor
+        let rows = (height + c.heightDivisor - 1) / c.heightDivisor
+        let chromaBytes = cs * rows
+        let y = Plane(base: base, stride: stride, length: min(used, lumaBytes))
+        let p1 = Plane(base: base + lumaBytes, stride: cs, length: max(0, min(used - lumaBytes, chromaBytes)))
+        if c.count == 1 {
+            return ((y, p1, .empty), 2, used >= lumaBytes + chromaBytes)
         }
-        let p = planes + [Plane.empty, Plane.empty]
-        return ((p[0], p[1], p[2]), planes.count, used >= offset)
+        let off2 = lumaBytes + chromaBytes
+        let p2 = Plane(base: base + off2, stride: cs, length: max(0, min(used - off2, chromaBytes)))
+        return ((y, p1, p2), 3, used >= off2 + chromaBytes)
     }
 
     /// Bytes per row and plane sizes a capture of this format uses; used

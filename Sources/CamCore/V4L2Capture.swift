@@ -215,7 +215,8 @@ final class V4L2Capture: CaptureBackend {
             b.m.planes = planeScratch
             b.length = UInt32(mapped?.maps[slot].count ?? 1)
         }
-        try node.ioctl(CC_VIDIOC_QBUF, &b, "VIDIOC_QBUF")
+        let e = node.rawIoctlErrno(CC_VIDIOC_QBUF, &b)
+        if e != 0 { throw CamError.fromErrno(e, "VIDIOC_QBUF on \(node.path)") }
     }
 
     func nextFrame() -> BackendEvent {
@@ -243,7 +244,7 @@ final class V4L2Capture: CaptureBackend {
             b.m.planes = planes
             b.length = UInt32(VIDEO_MAX_PLANES)
         }
-        let e = node.ioctlErrno(CC_VIDIOC_DQBUF, &b)
+        let e = node.rawIoctlErrno(CC_VIDIOC_DQBUF, &b)
         if e == EAGAIN {
             if deviceError {
                 // POLLERR with nothing to dequeue: the queue is broken. Give

@@ -55,6 +55,20 @@ final class V4L2Node {
         }
     }
 
+    /// The kernel's ioctl without libv4l2, retrying on EINTR: for QBUF and
+    /// DQBUF on the frame path, which libv4l2 only passes through when it
+    /// converts nothing (conversion is always disabled here).
+    @inline(__always)
+    func rawIoctlErrno<T>(_ request: UInt, _ arg: inout T) -> Int32 {
+        if fd < 0 { return EBADF }
+        while true {
+            let rc = withUnsafeMutablePointer(to: &arg) { cc_sys_ioctl(fd, request, $0) }
+            if rc >= 0 { return 0 }
+            let e = errno
+            if e != EINTR { return e }
+        }
+    }
+
     /// Runs one ioctl; throws the mapped error naming `name` and the node.
     func ioctl<T>(_ request: UInt, _ arg: inout T, _ name: String) throws(CamError) {
         let e = ioctlErrno(request, &arg)
