@@ -342,7 +342,7 @@ void camcore_device_list_free(camcore_device_list *list);
 
 /**
  * Hot-plug callbacks of a manager (S24). Every pointer may be NULL.
- * Copied at camcore_manager_set_device_callbacks().
+ * Copied at camcore_manager_set_hotplug_callbacks().
  */
 typedef struct camcore_hotplug_callbacks {
     /** sizeof(camcore_hotplug_callbacks). */

@@ -15,7 +15,7 @@ enum DeviceEnumerator {
                 // S26: present but inaccessible is reported, not hidden.
                 // Only where udev says the node captures video (v4l_id).
                 guard case .access = e, let caps = u.v4lCapabilities, caps.contains(":capture:") else { continue }
-                info = DeviceInfo(id: stableID(u, busInfo: u.syspath), name: u.name ?? u.devnode, node: u.devnode,
+                info = DeviceInfo(id: stableID(u, busInfo: ""), name: u.name ?? u.devnode, node: u.devnode,
                                   busInfo: "", driver: "", usbVendorID: u.usbVendorID, usbProductID: u.usbProductID,
                                   type: u.isUSB ? .external : .builtin, position: .unknown,
                                   unavailableReason: e.message)
@@ -67,8 +67,8 @@ enum DeviceEnumerator {
     }
 
     /// S2: built from ID_SERIAL (only when the camera has a serial number,
-    /// else identical models would share it) or ID_PATH plus bus_info, and
-    /// the node index;
+    /// else identical models would share it) or ID_PATH plus the sysfs
+    /// name, and the node index;
     /// bus_info stands in where udev has no data. Never from /dev/videoN.
     static func stableID(_ u: UdevNode, busInfo: String) -> String {
         let base: String
@@ -76,9 +76,10 @@ enum DeviceEnumerator {
             base = "serial-" + s
         } else if let p = u.idPath {
             // Several devices of one parent share ID_PATH (vivid instances,
-            // multi-function boards); bus_info tells them apart and is
-            // bound to the port, not to /dev/videoN.
-            base = "path-" + p + (busInfo.isEmpty ? "" : "+" + busInfo)
+            // multi-function boards); the sysfs name tells them apart. Both
+            // are udev data, readable by anyone, bound to the port and not
+            // to /dev/videoN: the id is the same for every user (S2).
+            base = "path-" + p + ((u.name ?? "").isEmpty ? "" : "+" + u.name!)
         } else {
             base = "bus-" + busInfo
         }

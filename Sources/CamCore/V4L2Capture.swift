@@ -57,6 +57,9 @@ final class V4L2Capture: CaptureBackend {
     func start(_ request: CaptureRequest, waker: Waker) throws(CamError) -> CaptureFormat {
         guard let node else { throw .noDevice("\(device.node) is closed") }
         let known = V4L2Query.pixelFormats(node, type: bufType)
+        // No formats at all: tell a vanished device (ENODEV) from a driver
+        // without this format (S25: later calls say "no device").
+        if known.isEmpty { _ = try V4L2Query.capabilities(node) }
         guard known.contains(where: { $0.fourcc == request.fourcc }) else {
             throw .notSupported("\(device.node) has no pixel format \(request.fourcc); it offers "
                 + known.map { $0.fourcc.description }.joined(separator: ", "))
@@ -93,6 +96,9 @@ final class V4L2Capture: CaptureBackend {
             if e != 0 { throw CamError.fromErrno(e, "VIDIOC_STREAMON on \(device.node)") }
         } catch {
             stop()
+            // S26: the driver refusing REQBUFS, QBUF or STREAMON (EINVAL) is a
+            // failed start, an I/O error, not a missing feature.
+            if case .notSupported(let m) = error { throw CamError.io(m) }
             throw error
         }
         streaming = true

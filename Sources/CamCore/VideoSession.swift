@@ -106,6 +106,8 @@ public final class VideoSession: @unchecked Sendable {
     private var announcedGone: Set<String> = []
     /// Stream restarts tried since the last good start (S26: one).
     private var recoveries = 0
+    /// When the camera last turned on (CLOCK_MONOTONIC ns).
+    private var onSince: UInt64 = 0
     /// Switch back to a lost device when it returns (S25). Default true.
     public var returnsToReconnectedDevice: Bool {
         get { switchBack.load(ordering: .relaxed) }
@@ -289,6 +291,7 @@ public final class VideoSession: @unchecked Sendable {
                 queue.async { self.captureFailed(device, e) }
             })
             capturer = cap
+            onSince = monotonicNs()
             state.format = cap.format
             return nil
         } catch {
@@ -316,6 +319,9 @@ public final class VideoSession: @unchecked Sendable {
             return
         }
         eventHandler?(.captureFailed(device, error))
+        // A stream that ran a while before failing earns a fresh restart:
+        // the bound is one restart per failure burst, not per session.
+        if monotonicNs() &- onSince > 5_000_000_000 { recoveries = 0 }
         if recoveries == 0 {
             recoveries += 1
             if applySwitch() == nil { return }
@@ -347,7 +353,9 @@ public final class VideoSession: @unchecked Sendable {
     /// exists, keeping S9 (S25).
     private func lost(_ device: DeviceInfo) {
         turnOff()
-        lostDeviceID = device.id
+        // Return to the device the app was using, not to a stand-in selected
+        // after it vanished (several cameras going at once, e.g. a hub).
+        if lostDeviceID == nil { lostDeviceID = device.id }
         if let next = manager.devices().first(where: { $0.id != device.id }) {
             _ = switchTo(next, keeping: nil)
         } else {
@@ -557,6 +565,7 @@ public final class VideoSession: @unchecked Sendable {
             }
             do throws(CamError) {
                 let d = try manager.device(id: deviceID)
+                lostDeviceID = nil  // the app's choice replaces the automatic return
                 return switchTo(d, keeping: nil)
             } catch { return error }
         }, completion)

@@ -78,23 +78,27 @@ struct PlaneLayoutTests {
 /// S2: stable ids never come from /dev/videoN.
 struct DeviceIdentityTests {
     func node(serial: String? = nil, short: String? = nil, path: String? = nil, index: Int = 0,
-              usb: Bool = false, removable: String? = nil) -> UdevNode {
+              usb: Bool = false, removable: String? = nil, name: String? = nil) -> UdevNode {
         UdevNode(syspath: "/sys/x", devnode: "/dev/video7", index: index, idSerial: serial,
                  idSerialShort: short, idPath: path, usbVendorID: 0, usbProductID: 0,
-                 removable: removable, isUSB: usb)
+                 removable: removable, isUSB: usb, name: name)
     }
 
     @Test func test_S2_id_prefers_serial_then_path() {
         #expect(DeviceEnumerator.stableID(node(serial: "Logi_C920_ABC", short: "ABC", path: "pci-0:1"), busInfo: "b")
                 == "v4l2:serial-Logi_C920_ABC:0")
         // A serial without a serial number (model only) is not unique: use the port.
-        #expect(DeviceEnumerator.stableID(node(serial: "Logi_C920", path: "pci-0000:00:14.0-usb-0:1:1.0", index: 1), busInfo: "b")
-                == "v4l2:path-pci-0000:00:14.0-usb-0:1:1.0+b:1")
+        #expect(DeviceEnumerator.stableID(node(serial: "Logi_C920", path: "pci-0000:00:14.0-usb-0:1:1.0", index: 1,
+                                               name: "HD Pro Webcam C920"), busInfo: "b")
+                == "v4l2:path-pci-0000:00:14.0-usb-0:1:1.0+HD Pro Webcam C920:1")
         #expect(DeviceEnumerator.stableID(node(), busInfo: "platform:vivid-000") == "v4l2:bus-platform:vivid-000:0")
         #expect(!DeviceEnumerator.stableID(node(path: "p"), busInfo: "b").contains("video7"))
-        // Two vivid instances share ID_PATH; bus_info keeps their ids apart.
-        #expect(DeviceEnumerator.stableID(node(path: "platform-vivid.0"), busInfo: "platform:vivid-000")
-                != DeviceEnumerator.stableID(node(path: "platform-vivid.0"), busInfo: "platform:vivid-001"))
+        // Two vivid instances share ID_PATH; the sysfs name keeps their ids
+        // apart, and bus_info (which needs the node open) plays no part.
+        #expect(DeviceEnumerator.stableID(node(path: "platform-vivid.0", name: "vivid-000-vid-cap"), busInfo: "x")
+                != DeviceEnumerator.stableID(node(path: "platform-vivid.0", name: "vivid-001-vid-cap"), busInfo: "x"))
+        #expect(DeviceEnumerator.stableID(node(path: "platform-vivid.0", name: "vivid-000-vid-cap"), busInfo: "x")
+                == DeviceEnumerator.stableID(node(path: "platform-vivid.0", name: "vivid-000-vid-cap"), busInfo: ""))
     }
 
     @Test func test_S2_type_and_position() {
