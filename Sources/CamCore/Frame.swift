@@ -46,7 +46,10 @@ public struct Frame: @unchecked Sendable {
     /// keeps the pool alive), and keeping Frame trivial spares the frame
     /// path a retain/release and outlined copies per hand-over.
     /// `retain()` takes a strong reference.
-    unowned(unsafe) let pool: BufferPool?
+    /// (An Unmanaged reference rather than `unowned(unsafe)`: an optional
+    /// unowned(unsafe) field let `Frame?` read a pool-less frame as nil.)
+    let poolRef: Unmanaged<BufferPool>?
+    var pool: BufferPool? { poolRef?.takeUnretainedValue() }
     let slot: Int
 
     init(fourcc: FourCC, width: Int, height: Int, planeCount: Int, planes: (Plane, Plane, Plane),
@@ -54,7 +57,7 @@ public struct Frame: @unchecked Sendable {
         self.fourcc = fourcc; self.width = width; self.height = height
         self.planeCount = planeCount; self.planes = planes; self.timestampNs = timestampNs
         self.sequence = sequence; self.flags = flags; self.droppedBefore = 0
-        self.pool = pool; self.slot = slot
+        self.poolRef = pool.map { Unmanaged.passUnretained($0) }; self.slot = slot
     }
 
     /// A frame of the app's own memory (custom source, hook replacement).
