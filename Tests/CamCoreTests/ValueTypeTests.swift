@@ -136,3 +136,20 @@ struct JPEGCheckTests {
         #expect(!check([0xFF, 0xD8]))
     }
 }
+
+/// S21: an app frame (no pool) stays a frame when wrapped in an Optional.
+struct AppFrameTests {
+    @inline(never) func wrap(_ f: Frame) -> Frame? { f }
+
+    @Test func test_S21_app_frame_is_not_nil_in_optional() {
+        let buf = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16)
+        defer { buf.deallocate() }
+        let f = Frame(fourcc: .yuyv, width: 4, height: 4, planeCount: 1,
+                      planes: (Plane(base: buf, stride: 8, length: 32), .empty, .empty),
+                      timestampNs: 1, sequence: 7)
+        let w = wrap(f)
+        #expect(w != nil)
+        #expect(w?.sequence == 7)
+        #expect(w?.isRetainable == false)
+    }
+}
