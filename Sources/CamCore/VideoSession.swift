@@ -259,6 +259,10 @@ public final class VideoSession: @unchecked Sendable {
     private func applySwitch() -> CamError? {
         updateRouting()
         var error: CamError?
+        let needed = (state.transmissionNeedsCamera || state.previewCount > 0) && !state.stoppedByApp
+        if needed && state.device == nil {
+            error = .noDevice("no camera is selected: none is present (the state is kept; a camera that appears is used)")
+        }
         if state.wantsCamera && capturer == nil {
             error = turnOn()
         } else if !state.wantsCamera && capturer != nil {

@@ -78,12 +78,12 @@ public func cabi_manager_list_devices(_ manager: OpaquePointer?,
     out.pointee = nil
     guard let box = managerBox(manager, "camcore_manager_list_devices") else { return CAMCORE_E_INVALID_ARG.rawValue }
     guard let list = Lists.deviceList(box.manager.devices()) else { return fail(.noMemory("device list")) }
-    out.pointee = list
+    out.pointee = Lists.handOut(list)
     return 0
 }
 
 @_cdecl("camcore_device_list_free")
-public func cabi_device_list_free(_ list: UnsafeMutablePointer<camcore_device_list>?) { free(list) }
+public func cabi_device_list_free(_ list: UnsafeMutablePointer<camcore_device_list>?) { Lists.release(list) }
 
 @_cdecl("camcore_manager_list_formats")
 public func cabi_manager_list_formats(_ manager: OpaquePointer?, _ deviceID: UnsafePointer<CChar>?,
@@ -95,7 +95,7 @@ public func cabi_manager_list_formats(_ manager: OpaquePointer?, _ deviceID: Uns
     do {
         let formats = try box.manager.formats(deviceID: String(cString: deviceID))
         guard let list = Lists.formatList(formats) else { return fail(.noMemory("format list")) }
-        out.pointee = list
+        out.pointee = Lists.handOut(list)
         return 0
     } catch {
         return fail(error)
@@ -103,13 +103,16 @@ public func cabi_manager_list_formats(_ manager: OpaquePointer?, _ deviceID: Uns
 }
 
 @_cdecl("camcore_format_list_free")
-public func cabi_format_list_free(_ list: UnsafeMutablePointer<camcore_format_list>?) { free(list) }
+public func cabi_format_list_free(_ list: UnsafeMutablePointer<camcore_format_list>?) { Lists.release(list) }
 
 // MARK: Frames
 
 @_cdecl("camcore_frame_retain")
 public func cabi_frame_retain(_ frame: UnsafePointer<camcore_frame>?) -> UnsafePointer<camcore_frame>? {
-    guard let frame else { return nil }
+    guard let frame else {
+        LastError.set("camcore_frame_retain: frame is NULL")
+        return nil
+    }
     let raw = UnsafeRawPointer(frame)
     let retained: RetainedFrame
     switch FrameBox.magic(raw) {

@@ -1,5 +1,6 @@
 import CCamCore
 import CamCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,6 +9,22 @@ import Glibc
 /// the header, the entries and every string or rate they point to, so one
 /// free() releases it all (STYLE: one allocation, one free).
 enum Lists {
+    /// Lists handed to the app and not yet freed: a second free, or a
+    /// pointer camcore never gave out, is ignored instead of corrupting
+    /// the heap (SPEC S31).
+    private static let live = Mutex<Set<UInt>>([])
+
+    static func handOut<T>(_ p: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<T> {
+        _ = live.withLock { $0.insert(UInt(bitPattern: p)) }
+        return p
+    }
+
+    static func release<T>(_ p: UnsafeMutablePointer<T>?) {
+        guard let p else { return }
+        let known = live.withLock { $0.remove(UInt(bitPattern: p)) != nil }
+        if known { free(p) } else { LastError.set("list free: not a list from camcore, or freed already") }
+    }
+
     /// A bump allocator over one block.
     private struct Arena {
         let base: UnsafeMutableRawPointer

@@ -1953,9 +1953,14 @@ class camcore_hotplug_callbacks(Structure):
     ]
 
 
-_lib.camcore_manager_set_hotplug_callbacks.restype = c_int
-_lib.camcore_manager_set_hotplug_callbacks.argtypes = [_manager_p,
-                                                       POINTER(camcore_hotplug_callbacks)]
+_HOTPLUG_PROTOTYPES = [
+    ("camcore_manager_set_hotplug_callbacks", c_int,
+     [_manager_p, POINTER(camcore_hotplug_callbacks)]),
+]
+for _name, _restype, _argtypes in _HOTPLUG_PROTOTYPES:
+    getattr(_lib, _name).restype = _restype
+    getattr(_lib, _name).argtypes = _argtypes
+_PROTOTYPES.extend(_HOTPLUG_PROTOTYPES)
 
 # Which manager's hot-plug callback runs on this thread (for the deadlock guard).
 _hotplug_tls = threading.local()
