@@ -28,8 +28,23 @@ final class DeviceMonitor: @unchecked Sendable {
 
     init() throws(CamError) {
         waker = try Waker()
+        // Listen first, then list: a device that appears in between is
+        // heard as an event instead of falling into a gap (its removal
+        // could not be reported otherwise).
+        guard let udev = udev_new() else { throw .io("udev_new failed") }
+        guard let mon = udev_monitor_new_from_netlink(udev, "udev") else {
+            udev_unref(udev)
+            throw .io("no udev monitor (is udevd running?)")
+        }
+        udev_monitor_filter_add_match_subsystem_devtype(mon, "video4linux", nil)
+        guard udev_monitor_enable_receiving(mon) >= 0 else {
+            udev_monitor_unref(mon)
+            udev_unref(udev)
+            throw .io("cannot receive udev events")
+        }
         for d in DeviceEnumerator.captureDevices() { remember(d) }
-        thread = try CaptureThread { [self] in run() }
+        let u = UdevRef(udev: udev, mon: mon)
+        thread = try CaptureThread { [self] in run(u) }
     }
 
     deinit { stop() }
@@ -69,13 +84,15 @@ final class DeviceMonitor: @unchecked Sendable {
         }
     }
 
-    private func run() {
-        guard let udev = udev_new() else { return }
-        defer { udev_unref(udev) }
-        guard let mon = udev_monitor_new_from_netlink(udev, "udev") else { return }
-        defer { udev_monitor_unref(mon) }
-        udev_monitor_filter_add_match_subsystem_devtype(mon, "video4linux", nil)
-        guard udev_monitor_enable_receiving(mon) >= 0 else { return }
+    /// The udev context and monitor, handed to the monitor thread.
+    private struct UdevRef: @unchecked Sendable { let udev: OpaquePointer; let mon: OpaquePointer }
+
+    private func run(_ u: UdevRef) {
+        let mon = u.mon
+        defer {
+            udev_monitor_unref(u.mon)
+            udev_unref(u.udev)
+        }
         let fd = udev_monitor_get_fd(mon)
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
