@@ -24,7 +24,7 @@ public func cabi_capturer_list_controls(_ capturer: OpaquePointer?,
     guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
     do {
         guard let list = ControlList.make(try controls.list()) else { return fail(.noMemory("control list")) }
-        out.pointee = list
+        out.pointee = Lists.handOut(list)
         return 0
     } catch {
         return fail(error)
@@ -32,7 +32,7 @@ public func cabi_capturer_list_controls(_ capturer: OpaquePointer?,
 }
 
 @_cdecl("camcore_control_list_free")
-public func cabi_control_list_free(_ list: UnsafeMutablePointer<camcore_control_list>?) { free(list) }
+public func cabi_control_list_free(_ list: UnsafeMutablePointer<camcore_control_list>?) { Lists.release(list) }
 
 @_cdecl("camcore_capturer_get_control")
 public func cabi_capturer_get_control(_ capturer: OpaquePointer?, _ id: UInt32,
@@ -103,24 +103,6 @@ public func cabi_capturer_set_control_callbacks(_ capturer: OpaquePointer?,
 /// Builds a camcore_control_list in one malloc'd block: the header, the
 /// entries, the menu items and every string (one free releases it all).
 enum ControlList {
-    private struct Arena {
-        let base: UnsafeMutableRawPointer
-        var used: Int
-        mutating func take(_ bytes: Int, align: Int) -> UnsafeMutableRawPointer {
-            used = (used + align - 1) & ~(align - 1)
-            let p = base + used
-            used += bytes
-            return p
-        }
-        mutating func string(_ s: String) -> UnsafePointer<CChar> {
-            let bytes = Array(s.utf8)
-            let p = take(bytes.count + 1, align: 1).assumingMemoryBound(to: CChar.self)
-            for (i, c) in bytes.enumerated() { p[i] = CChar(bitPattern: c) }
-            p[bytes.count] = 0
-            return UnsafePointer(p)
-        }
-    }
-
     static func make(_ controls: [ControlInfo]) -> UnsafeMutablePointer<camcore_control_list>? {
         let head = MemoryLayout<camcore_control_list>.stride
         let entry = MemoryLayout<camcore_control_info>.stride
@@ -133,7 +115,7 @@ enum ControlList {
         }
         let total = head + 16 + entry * controls.count + 16 + item * items + strings
         guard let block = malloc(total) else { return nil }
-        var arena = Arena(base: block, used: 0)
+        var arena = Lists.Arena(base: block, used: 0)
         let list = arena.take(head, align: 16).bindMemory(to: camcore_control_list.self, capacity: 1)
         let infos = arena.take(entry * controls.count, align: 16)
             .bindMemory(to: camcore_control_info.self, capacity: max(controls.count, 1))

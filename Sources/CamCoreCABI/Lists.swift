@@ -25,8 +25,8 @@ enum Lists {
         if known { free(p) } else { LastError.set("list free: not a list from camcore, or freed already") }
     }
 
-    /// A bump allocator over one block.
-    private struct Arena {
+    /// A bump allocator over one block (also used by the control list).
+    struct Arena {
         let base: UnsafeMutableRawPointer
         var used: Int
         mutating func take(_ bytes: Int, align: Int) -> UnsafeMutableRawPointer {
