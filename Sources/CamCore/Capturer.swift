@@ -142,6 +142,11 @@ public final class Capturer: @unchecked Sendable {
     /// The capture thread: wait, deliver, requeue, until stopped or failed.
     private func captureLoop(_ conversion: Conversion?, onFrame: FrameHandler, onError: ErrorHandler) {
         var lastOut = -1
+        /// Streaming ends on its own: report once, unless the app stopped it.
+        func end(_ error: CamError) {
+            running.store(false, ordering: .releasing)
+            if !stopRequested.load(ordering: .acquiring) { onError(error) }
+        }
         pthread_setspecific(Self.captureKey, Unmanaged.passUnretained(self).toOpaque())
         defer { pthread_setspecific(Self.captureKey, nil) }
         var lastSequence: UInt32? = nil
@@ -154,9 +159,7 @@ public final class Capturer: @unchecked Sendable {
                 requeueReleased()
                 _ = conversion?.pool.takePending()
             case .failed(let error):
-                running.store(false, ordering: .releasing)
-                if !stopRequested.load(ordering: .acquiring) { onError(error) }
-                return
+                return end(error)
             case .frame(var frame):
                 if let last = lastSequence {
                     frame.droppedBefore = frame.sequence &- last &- 1
@@ -170,11 +173,7 @@ public final class Capturer: @unchecked Sendable {
                     let source = frame
                     let slot = c.freeSlot(after: &lastOut)
                     let ok = slot.map { c.converter.convert(source, into: c.pool.memory[$0]) } ?? false
-                    do { try backend.requeue(source.slot) } catch {
-                        running.store(false, ordering: .releasing)
-                        if !stopRequested.load(ordering: .acquiring) { onError(error) }
-                        return
-                    }
+                    do { try backend.requeue(source.slot) } catch { return end(error) }
                     guard ok, let slot else {
                         // All output buffers held (a drop) or undecodable
                         // input (corrupted): counted, never delivered.
@@ -209,11 +208,7 @@ public final class Capturer: @unchecked Sendable {
                 onFrame(frame)
                 let pool = frame.pool, slot = frame.slot
                 if pool?.finishDelivery(slot) ?? true, conversion == nil {
-                    do { try backend.requeue(slot) } catch {
-                        running.store(false, ordering: .releasing)
-                        if !stopRequested.load(ordering: .acquiring) { onError(error) }
-                        return
-                    }
+                    do { try backend.requeue(slot) } catch { return end(error) }
                 }
                 requeueReleased()
             }

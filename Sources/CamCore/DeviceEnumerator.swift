@@ -42,11 +42,6 @@ enum DeviceEnumerator {
         case unavailable(CamError)
     }
 
-    static func probe(_ u: UdevNode) -> DeviceInfo? {
-        if case .device(let d) = examine(u) { return d }
-        return nil
-    }
-
     static func examine(_ u: UdevNode) -> Probe {
         let node: V4L2Node
         do throws(CamError) { node = try V4L2Node(path: u.devnode) } catch { return .unavailable(error) }

@@ -2,23 +2,6 @@
 /// Formats such as I420 and NV12 come in one V4L2 buffer; frames split
 /// them so that plane 1 of I420 is always its U plane (SPEC S22).
 enum PlaneLayout {
-    /// One chroma plane description: stride and rows relative to luma.
-    struct Chroma {
-        var strideDivisor: Int
-        var heightDivisor: Int
-    }
-
-    /// The chroma planes that follow the first plane in the same buffer.
-    static func chromaPlanes(_ f: FourCC) -> [Chroma] {
-        switch f {
-        case .i420, .yv12: return [Chroma(strideDivisor: 2, heightDivisor: 2), Chroma(strideDivisor: 2, heightDivisor: 2)]
-        case .yuv422p: return [Chroma(strideDivisor: 2, heightDivisor: 1), Chroma(strideDivisor: 2, heightDivisor: 1)]
-        case .nv12, .nv21: return [Chroma(strideDivisor: 1, heightDivisor: 2)]
-        case .nv16, .nv61: return [Chroma(strideDivisor: 1, heightDivisor: 1)]
-        default: return []
-        }
-    }
-
     /// Bytes per pixel of the first plane, where the format is packed or
     /// planar with 8-bit luma; nil for compressed or unknown formats.
     static func bytesPerPixel(_ f: FourCC) -> Int? {
@@ -73,6 +56,7 @@ enum PlaneLayout {
     /// Bytes per row and plane sizes a capture of this format uses; used
     /// by the synthetic camera and to describe strides.
     static func strides(_ f: FourCC, stride: Int) -> [Int] {
-        [stride] + chromaPlanes(f).map { stride / $0.strideDivisor }
+        let c = chroma(f)
+        return [stride] + Array(repeating: stride / c.strideDivisor, count: c.count)
     }
 }
