@@ -4,6 +4,7 @@
 #   make run         the main job: capture from the first camera (or the synthetic one)
 #   make test        every test: Swift, ABI/C/C++, Python, kernel (QEMU guest)
 #   make bench       benchmarks vs the references -> bench/results/RESULTS.md, ratios.png
+#   make bench-framepath   only the frame-path rows, in one guest boot (~2 min)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := 0.1.0
@@ -17,7 +18,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: all lib stage install examples tools run test bench test-swift test-abi test-python test-kernel clean
+.PHONY: all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 lib:
@@ -58,6 +59,14 @@ test: examples tools
 # Benchmarks (bench/run): camcore vs bare V4L2, libyuv/TurboJPEG and OpenCV, as ratios.
 bench: stage
 	bash bench/run
+
+# The frame-path rows alone (bare loop vs camcore, breakdown; BENCH_CALLGRIND=1
+# adds callgrind profiles, BENCH_SCALE=1 the scale rows): JSON lines in
+# build/bench/framepath/guest.jsonl, no report.
+bench-framepath: stage
+	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
+	BENCH_GUEST_SCRIPT=framepath_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/framepath
+	@python3 -c 'import json,sys,collections; d=collections.defaultdict(list); [d[j["bench"]].append(j["result"]["cpu_ns_per_frame"]) for j in map(json.loads, open(sys.argv[1])) if "result" in j]; [print(f"{k:32s} {sorted(v)[len(v)//2]:10.1f} ns/frame (guest CPU)") for k,v in d.items()]' build/bench/framepath/guest.jsonl
 
 clean:
 	rm -rf .build build

@@ -110,13 +110,12 @@ for r in $(seq 1 "$runs"); do
   rec framepath-bare "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10
   rec framepath-camcore "$r" "$bin/camcore_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10
 done
-# The breakdown: the bare loop plus, one at a time, what camcore's loop adds
-# below its Swift code (libv4l2's ioctl wrapper; a second fd, the waker's
-# eventfd, in every poll).
+# The breakdown: the bare loop plus what camcore's wait adds below its Swift
+# code: the waker's eventfd polled beside the device (the old wait), and
+# both in an epoll set registered once (camcore's wait now).
 for r in $(seq 1 "$small_runs"); do
   rec framepath-bare-eventfd "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --eventfd
-  rec framepath-bare-libv4l2 "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --libv4l2
-  rec framepath-bare-both "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --libv4l2 --eventfd
+  rec framepath-bare-epoll-eventfd "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --epoll --eventfd
 done
 
 # --- 3. time to first frame -----------------------------------------------------

@@ -133,27 +133,26 @@ def build_rows(host: Results, guest: Results) -> list:
                     us(c), us(b), div(c, b), "lower", 1.05,
                     "camcore C program vs bare C V4L2 mmap loop", spread=pr))
 
-    # Where the frame path's extra cost goes: the bare loop plus libv4l2's
-    # ioctl wrapper and/or the waker's eventfd in poll, then camcore itself.
+    # Where the frame path's extra cost goes: the bare loop plus what
+    # camcore's wait adds below its Swift code (the waker's eventfd: polled
+    # beside the device as camcore once did, or in an epoll set registered
+    # once, as it does now), then camcore itself over the latter.
     be = guest.med("framepath-bare-eventfd", "cpu_ns_per_frame")
-    bl = guest.med("framepath-bare-libv4l2", "cpu_ns_per_frame")
-    bb = guest.med("framepath-bare-both", "cpu_ns_per_frame")
+    bp = guest.med("framepath-bare-epoll-eventfd", "cpu_ns_per_frame")
     if b and c:
         extra = c - b
         def share(x):
             return "" if x is None or not extra else f"; {x / extra * 100:.0f}% of camcore's extra {us(extra)}"
-        rows.append(Row("1 frame path breakdown (guest)", "bare loop + an idle eventfd in poll (camcore's waker)",
+        rows.append(Row("1 frame path breakdown (guest)", "bare loop + an idle eventfd in poll() (camcore's waker, the old wait)",
                         us(be), us(b), div(be, b), "lower", None,
-                        f"+{us(None if be is None else be - b)} per frame" + share(None if be is None else be - b)))
-        rows.append(Row("1 frame path breakdown (guest)", "bare loop with ioctls through libv4l2 (v4l2_fd_open, no conversion)",
-                        us(bl), us(b), div(bl, b), "lower", None,
-                        f"+{us(None if bl is None else bl - b)} per frame" + share(None if bl is None else bl - b)))
-        rows.append(Row("1 frame path breakdown (guest)", "bare loop with both (what camcore's loop does below Swift)",
-                        us(bb), us(b), div(bb, b), "lower", None,
-                        f"+{us(None if bb is None else bb - b)} per frame" + share(None if bb is None else bb - b)))
-        rows.append(Row("1 frame path breakdown (guest)", "camcore vs bare loop with both: the Swift engine and C ABI",
-                        us(c), us(bb), div(c, bb), "lower", None,
-                        f"+{us(None if bb is None else c - bb)} per frame" + share(None if bb is None else c - bb)))
+                        f"+{us(None if be is None else be - b)} per frame: why camcore's capture thread waits with epoll"))
+        rows.append(Row("1 frame path breakdown (guest)", "bare loop waiting with epoll_wait on the device + the eventfd (camcore's wait)",
+                        us(bp), us(b), div(bp, b), "lower", None,
+                        f"{'+' if bp is not None and bp >= b else ''}{us(None if bp is None else bp - b)} per frame"
+                        + share(None if bp is None else bp - b)))
+        rows.append(Row("1 frame path breakdown (guest)", "camcore vs the bare epoll loop: the Swift engine and C ABI",
+                        us(c), us(bp), div(c, bp), "lower", None,
+                        f"+{us(None if bp is None else c - bp)} per frame" + share(None if bp is None else c - bp)))
 
     # 2. Conversion ------------------------------------------------------------
     for src, dst in CONVERSIONS:
@@ -294,7 +293,8 @@ def write_markdown(rows, host: Results, guest: Results, out: str, meta: dict) ->
         L.append("")
     fp = next((r for r in rows if r.group.startswith("1 frame path (")), None)
     if fp is not None and fp.ok is False:
-        L.append(FRAME_PATH_ANALYSIS)
+        L.append("**The frame path misses its target in this run**; what was found so far:\n")
+    L.append(FRAME_PATH_ANALYSIS)
     L.append(METHOD)
     env = meta.get("env", [])
     if env:
@@ -305,33 +305,36 @@ def write_markdown(rows, host: Results, guest: Results, out: str, meta: dict) ->
         f.write("\n".join(L) + "\n")
 
 
-FRAME_PATH_ANALYSIS = """## Why the frame path ratio misses 1.05
+FRAME_PATH_ANALYSIS = """## The frame path: what cost what, and what was fixed
 
 vivid is the worst case for this ratio: its frames are drawn by a kernel
 thread that is not charged to the reader, so the bare loop costs only about
 ten thousand instructions per frame (poll, DQBUF, QBUF) and every hundred
 instructions camcore adds is a full percent. (A UVC camera's reader pays for
 URB completion and the payload copy as well, which dwarfs these
-differences.) The breakdown rows above split camcore's extra into the waker
-eventfd polled beside the device, libv4l2's ioctl wrapper, and the Swift
-engine with the C ABI. A callgrind profile of camcore's capture thread in
-the guest (library 0.1.0; user space; YUYV) put the Swift part at about
-1,800 instructions per frame, mostly:
+differences.) The first full run measured **1.251** (+2,400 instructions
+per frame). Callgrind profiles of camcore's capture thread in the guest
+(`make bench-framepath` with `BENCH_CALLGRIND=1`) and the breakdown rows
+found, and these changes removed:
 
-- copies of the `Frame` value (outlined value-witness copy/destroy
-  functions, ~630 instructions) and the retain/release of its `pool`
-  reference (~360): `Frame` holds a strong `BufferPool?`, so it is not
-  trivially copyable and every hand-over (backend → enum payload →
-  capture loop → C-ABI closure → `FrameBox.withBorrowed`) retains;
-- dynamic exclusivity checks (`swift_beginAccess`, ~130) on the mutable
-  properties of `V4L2Capture` read per frame;
-- `PlaneLayout.split` (~180 for YUYV); for I420 and NV12 it also makes
-  3–4 heap allocations per frame (arrays for the chroma description and the
-  planes);
-- `swift_once` on static lets read per frame (~50).
+| cost per frame (instructions) | cause | fix |
+|---|---|---|
+| ~540 (kernel) | the waker's eventfd polled beside the device: poll() adds and removes two wait-queue entries per call | wait with `epoll_wait` on a set registered once per stream (`cc_epoll_wait2`); it costs less than the bare loop's own poll() |
+| ~990 | `Frame` held a strong `BufferPool?`: outlined copies and a retain/release at every hand-over | `Frame` is trivial (an unretained pool reference; `retain()` takes a strong one) |
+| ~180 + 3–4 allocations (I420/NV12) | `PlaneLayout.split` built arrays per frame | allocation-free table |
+| ~50 | `swift_once` on `FourCC` statics | literal constants |
+| ~200 | libv4l2's wrapper around QBUF/DQBUF | the kernel's ioctl (libv4l2 passes them through unchanged with conversion off) |
+| ~660 | retains of the backend's optional state (node, waker, pool) and exclusivity checks per frame; the 136-byte `Frame` copied through an enum payload; a check for released buffers after every frame; the measured rate divided per frame | per-stream state in one immutable object reached unretained; the backend fills the loop's frame in place; released buffers are requeued when the waker says so; the rate is worked out when `stats` is read |
 
-The report that accompanies this benchmark proposes fixes (file and line)
-for each.
+What is left (~570 user-space instructions over the bare loop): building
+the `Frame` and the C `camcore_frame`, two uncontended mutexes (counters,
+buffer hand-back), the protocol dispatch to the backend, the C callback.
+
+The scale rows first showed camcore at 2.8× with four cameras: the
+benchmark program started measuring after 10 frames *in all*, while the
+later cameras were still being opened. It now starts once every camera has
+delivered its warm-up frames; camcore with four cameras then costs the same
+per frame as with one.
 """
 
 
@@ -356,10 +359,13 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    byte) capture the same vivid device, format, rate and frame count in
    alternating runs. CPU = getrusage(RUSAGE_SELF) user+sys over all threads,
    from the 10th frame to the last, divided by the frames. The breakdown rows
-   re-run the bare loop with what camcore's loop does below its Swift code —
-   ioctls through libv4l2 (`--libv4l2`), an idle eventfd polled beside the
-   device (`--eventfd`), both — so camcore's extra splits into those parts
-   and the rest (the Swift engine and C ABI).
+   re-run the bare loop with what camcore's wait adds below its Swift code:
+   an idle eventfd polled beside the device (`--eventfd`, camcore's old
+   wait) and the device plus the eventfd in an epoll set (`--epoll
+   --eventfd`, camcore's wait now), so camcore's extra splits into that
+   and the rest (the Swift engine and C ABI). `make bench-framepath` runs
+   only these rows (one boot, ~2 min); `BENCH_CALLGRIND=1` adds callgrind
+   profiles of both loops in the guest.
 2. **Conversion** — what is honest and measurable without changing the
    library: camcore converts only inside its capture loop, so its pipeline is
    driven the way an app drives it, through the public C API with
@@ -400,7 +406,9 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    added). Peak RSS of capturing processes (VmHWM) from the runs of 1 and 4.
 6. **Scale** — 1, 2 and 4 vivid instances streaming at once into one process
    (camcore: one capturer and capture thread each; bare: one poll loop over
-   all), CPU per frame relative to one camera.
+   all), CPU per frame relative to one camera. camcore's measurement starts
+   once every camera has delivered its warm-up frames (the bare loop opens
+   and starts all devices before its loop).
 """
 
 

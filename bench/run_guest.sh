@@ -9,7 +9,9 @@
 # Needs the programs built by bench/run (build/bench/*) and `.ci/setup
 # --kernel` (qemu-system-x86, linux-image-amd64, virtme-ng, busybox-static,
 # v4l-utils, v4l2loopback-dkms). Environment: BENCH_GUEST_TIMEOUT (s, 900),
-# CAMCORE_KERNEL_IMAGE, and the BENCH_* knobs guest_bench.sh reads.
+# CAMCORE_KERNEL_IMAGE, BENCH_GUEST_SCRIPT (the script to run in the guest,
+# default guest_bench.sh; framepath_guest.sh runs only the frame path), and
+# the BENCH_* knobs those scripts read.
 #
 # The guest runs in QEMU's icount mode (-icount shift=0,sleep=off, one vCPU):
 # its clock advances exactly 1 ns per guest instruction while the vCPU runs
@@ -47,10 +49,10 @@ rm -f "$results/status" "$results/guest.jsonl"
 
 guest_cmd="CAMCORE_REPO=$(printf '%q' "$repo") BENCH_RESULTS=$(printf '%q' "$results")"
 guest_cmd+=" CAMCORE_PYTHON=$(printf '%q' "$python")"
-for v in BENCH_RUNS BENCH_FRAMES BENCH_QUICK; do
+for v in BENCH_RUNS BENCH_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE; do
   [ -n "${!v:-}" ] && guest_cmd+=" $v=$(printf '%q' "${!v}")"
 done
-guest_cmd+=" bash $(printf '%q' "$here/guest_bench.sh")"
+guest_cmd+=" bash $(printf '%q' "$here/${BENCH_GUEST_SCRIPT:-guest_bench.sh}")"
 
 say "kernel $kernel, python $python; booting (pure emulation) ..."
 limit="${BENCH_GUEST_TIMEOUT:-900}"

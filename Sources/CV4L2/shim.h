@@ -13,6 +13,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/eventfd.h>
+#include <sys/epoll.h>
+#include <errno.h>
 #include <poll.h>
 #include <linux/videodev2.h>
 #include <libv4l2.h>
@@ -31,6 +33,35 @@ static inline int cc_sys_open(const char *path, int flags) {
 /* The kernel's ioctl, for a node libv4l2 does not wrap. */
 static inline int cc_sys_ioctl(int fd, unsigned long request, void *arg) {
     return ioctl(fd, request, arg);
+}
+
+/*
+ * The capture thread's wait (Sources/CamCore/V4L2Capture.swift): an epoll
+ * set registered once per streaming session holds the device (tag 0) and
+ * the waker's eventfd (tag 1). epoll_wait does not re-register both wait
+ * queues on every frame as poll() would. struct epoll_event is packed on
+ * x86-64, so Swift only sees these two helpers.
+ */
+static inline int cc_epoll_add(int ep, int fd, uint32_t events, uint32_t tag) {
+    struct epoll_event ev;
+    ev.events = events;
+    ev.data.u64 = tag;
+    return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+static inline int cc_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+static const uint32_t CC_EPOLLIN = EPOLLIN;
+static const uint32_t CC_EPOLLERR_HUP = EPOLLERR | EPOLLHUP;
+/* Waits up to timeout_ms; returns epoll_wait's result (-1: errno) and the
+ * events of tag 0 and tag 1 (0 when not ready). */
+static inline int cc_epoll_wait2(int ep, int timeout_ms, uint32_t *events0, uint32_t *events1) {
+    struct epoll_event ev[2];
+    int n = epoll_wait(ep, ev, 2, timeout_ms);
+    *events0 = 0;
+    *events1 = 0;
+    for (int i = 0; i < n; i++) {
+        if (ev[i].data.u64 == 0) *events0 = ev[i].events; else *events1 = ev[i].events;
+    }
+    return n;
 }
 
 /* VIDIOC_* request numbers. */

@@ -65,7 +65,8 @@ public struct CaptureStats: Sendable, Equatable {
 
 /// What a backend's wait for a frame ends with.
 enum BackendEvent {
-    case frame(Frame)
+    /// A frame was written into the caller's frame.
+    case frame
     /// The waker fired: stop, or buffers to requeue.
     case woken
     /// Nothing yet; wait again.
@@ -85,8 +86,10 @@ protocol CaptureBackend: AnyObject {
     var buffers: BufferPool? { get }
     /// Sets format and rate, allocates buffers and starts streaming.
     func start(_ request: CaptureRequest, waker: Waker) throws(CamError) -> CaptureFormat
-    /// Waits for the next frame or a wake-up.
-    func nextFrame() -> BackendEvent
+    /// Waits for the next frame or a wake-up; on `.frame` the frame was
+    /// written into `frame` (in place: a frame is too big to pass around
+    /// by value on every hand-over of the frame path).
+    func nextFrame(into frame: inout Frame) -> BackendEvent
     /// Gives a buffer back to the driver.
     func requeue(_ slot: Int) throws(CamError)
     /// Stops streaming and frees the driver's queue. Idempotent.

@@ -24,7 +24,13 @@ public final class Capturer: @unchecked Sendable {
         var closed = false
     }
     private let session = Mutex(Session())
-    private let counters = Mutex(CaptureStats())
+    /// Counters, and the span of the last frames' timestamps for the rate.
+    private struct Counters {
+        var stats = CaptureStats()
+        var rateFrames = 0
+        var rateSpanNs: UInt64 = 0
+    }
+    private let counters = Mutex(Counters())
     private let running = Atomic<Bool>(false)
     /// Timestamps of the last frames, for the measured rate (capture thread only).
     private let stamps = UnsafeMutablePointer<UInt64>.allocate(capacity: 32)
@@ -50,7 +56,12 @@ public final class Capturer: @unchecked Sendable {
     public var format: CaptureFormat? { session.withLock { $0.format } }
 
     /// Counters since the last start.
-    public var stats: CaptureStats { counters.withLock { $0 } }
+    public var stats: CaptureStats {
+        let c = counters.withLock { $0 }
+        var s = c.stats
+        s.measuredFPS = c.rateFrames > 0 && c.rateSpanNs > 0 ? Double(c.rateFrames) * 1e9 / Double(c.rateSpanNs) : 0
+        return s
+    }
 
     /// The native fd (S28), borrowed; nil for the synthetic camera or once closed.
     public var fileDescriptor: Int32? {
@@ -107,7 +118,7 @@ public final class Capturer: @unchecked Sendable {
                     throw error
                 }
             }
-            counters.withLock { $0 = CaptureStats() }
+            counters.withLock { $0 = Counters() }
             stopRequested.store(false, ordering: .releasing)
             running.store(true, ordering: .releasing)
             do throws(CamError) {
@@ -151,8 +162,11 @@ public final class Capturer: @unchecked Sendable {
         defer { pthread_setspecific(Self.captureKey, nil) }
         var lastSequence: UInt32? = nil
         var stampCount = 0
+        // The one frame of this loop, filled in place by the backend.
+        var frame = Frame(fourcc: .yuyv, width: 0, height: 0, planeCount: 1, planes: (.empty, .empty, .empty),
+                          timestampNs: 0, sequence: 0)
         while !stopRequested.load(ordering: .acquiring) {
-            switch backend.nextFrame() {
+            switch backend.nextFrame(into: &frame) {
             case .idle:
                 continue
             case .woken:
@@ -160,7 +174,7 @@ public final class Capturer: @unchecked Sendable {
                 _ = conversion?.pool.takePending()
             case .failed(let error):
                 return end(error)
-            case .frame(var frame):
+            case .frame:
                 if let last = lastSequence {
                     frame.droppedBefore = frame.sequence &- last &- 1
                     // A sequence that went backwards (driver restart) is no gap.
@@ -178,8 +192,8 @@ public final class Capturer: @unchecked Sendable {
                         // All output buffers held (a drop) or undecodable
                         // input (corrupted): counted, never delivered.
                         counters.withLock {
-                            $0.dropped += UInt64(source.droppedBefore)
-                            if slot == nil { $0.dropped += 1 } else { $0.corrupted += 1 }
+                            $0.stats.dropped += UInt64(source.droppedBefore)
+                            if slot == nil { $0.stats.dropped += 1 } else { $0.stats.corrupted += 1 }
                         }
                         continue
                     }
@@ -191,26 +205,28 @@ public final class Capturer: @unchecked Sendable {
                     frame = converted
                 }
                 let corrupted = frame.flags.contains(.corrupted)
-                stamps[stampCount % 32] = frame.timestampNs
+                let newest = frame.timestampNs
+                stamps[stampCount & 31] = newest
                 stampCount += 1
-                var fps = 0.0
-                if stampCount >= 2 {
-                    let n = min(stampCount, 32)
-                    let newest = frame.timestampNs, oldest = stamps[(stampCount - n) % 32]
-                    if newest > oldest { fps = Double(n - 1) * 1e9 / Double(newest - oldest) }
-                }
+                let window = min(stampCount, 32)
+                let oldest = stamps[(stampCount - window) & 31]
+                let dropped = UInt64(frame.droppedBefore)
                 counters.withLock {
-                    $0.measuredFPS = fps
-                    $0.delivered += 1
-                    $0.dropped += UInt64(frame.droppedBefore)
-                    if corrupted { $0.corrupted += 1 }
+                    // The rate itself is worked out when read (`stats`).
+                    $0.rateFrames = window - 1
+                    $0.rateSpanNs = newest > oldest ? newest - oldest : 0
+                    $0.stats.delivered += 1
+                    $0.stats.dropped += dropped
+                    if corrupted { $0.stats.corrupted += 1 }
                 }
                 onFrame(frame)
-                let pool = frame.pool, slot = frame.slot
-                if pool?.finishDelivery(slot) ?? true, conversion == nil {
+                // Back to the driver unless the app kept it (S23); buffers it
+                // releases later come back through the waker (.woken).
+                let slot = frame.slot
+                let free = frame.poolRef?._withUnsafeGuaranteedRef { $0.finishDelivery(slot) } ?? true
+                if free, conversion == nil {
                     do { try backend.requeue(slot) } catch { return end(error) }
                 }
-                requeueReleased()
             }
         }
     }

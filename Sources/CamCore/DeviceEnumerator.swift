@@ -33,6 +33,24 @@ enum DeviceEnumerator {
         return out
     }
 
+    /// The capture device with this id, probing only the nodes whose udev
+    /// data gives that id, not every camera (opening a camera looks its id
+    /// up; a full enumeration opens every node). nil when the id is not
+    /// found that way: ids from bus_info (no udev data) or with a "#n"
+    /// clash suffix, or a node that is not a usable capture device now;
+    /// the caller then enumerates everything (same answer, slower).
+    static func captureDevice(id: String) -> DeviceInfo? {
+        guard id.hasPrefix("v4l2:serial-") || id.hasPrefix("v4l2:path-"), !id.contains("#") else { return nil }
+        for u in UdevDevices.videoNodes() where u.idSerial != nil || u.idPath != nil {
+            guard stableID(u, busInfo: "") == id else { continue }
+            // The first capture node in node order with this id holds it
+            // in the full list too; anything else: let the full list decide.
+            if case .device(let d) = examine(u) { return d }
+            return nil
+        }
+        return nil
+    }
+
     /// What probing a node found.
     enum Probe {
         case device(DeviceInfo)

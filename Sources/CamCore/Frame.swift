@@ -54,10 +54,19 @@ public struct Frame: @unchecked Sendable {
 
     init(fourcc: FourCC, width: Int, height: Int, planeCount: Int, planes: (Plane, Plane, Plane),
          timestampNs: UInt64, sequence: UInt32, flags: FrameFlags, pool: BufferPool?, slot: Int) {
+        self.init(fourcc: fourcc, width: width, height: height, planeCount: planeCount, planes: planes,
+                  timestampNs: timestampNs, sequence: sequence, flags: flags,
+                  poolRef: pool.map { Unmanaged.passUnretained($0) }, slot: slot)
+    }
+
+    /// The frame path's form: the pool as the unretained reference it is kept as.
+    @inline(__always)
+    init(fourcc: FourCC, width: Int, height: Int, planeCount: Int, planes: (Plane, Plane, Plane),
+         timestampNs: UInt64, sequence: UInt32, flags: FrameFlags, poolRef: Unmanaged<BufferPool>?, slot: Int) {
         self.fourcc = fourcc; self.width = width; self.height = height
         self.planeCount = planeCount; self.planes = planes; self.timestampNs = timestampNs
         self.sequence = sequence; self.flags = flags; self.droppedBefore = 0
-        self.poolRef = pool.map { Unmanaged.passUnretained($0) }; self.slot = slot
+        self.poolRef = poolRef; self.slot = slot
     }
 
     /// A frame of the app's own memory (custom source, hook replacement).

@@ -45,6 +45,7 @@ public final class Manager: @unchecked Sendable {
     /// The device with this id, present now. Errors: noDevice.
     public func device(id: String) throws(CamError) -> DeviceInfo {
         if let d = synthetic.first(where: { $0.id == id }) { return d }
+        if let d = DeviceEnumerator.captureDevice(id: id) { return d }
         guard let d = DeviceEnumerator.captureDevices().first(where: { $0.id == id }) else {
             throw .noDevice("no camera with id \"\(id)\" is present")
         }

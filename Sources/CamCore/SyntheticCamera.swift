@@ -127,7 +127,7 @@ final class SyntheticCapture: CaptureBackend {
         }
     }
 
-    func nextFrame() -> BackendEvent {
+    func nextFrame(into frame: inout Frame) -> BackendEvent {
         guard let pool, let waker else { return .failed(.state("not streaming")) }
         if startNs == 0 { startNs = monotonicNs() }
         let due = startNs &+ tick &* period
@@ -158,9 +158,10 @@ final class SyntheticCapture: CaptureBackend {
         let base = pool.memory[slot]
         let split = PlaneLayout.split(format.fourcc, base: base, used: format.frameBytes,
                                       stride: format.strides[0], height: format.height)
-        return .frame(Frame(fourcc: format.fourcc, width: format.width, height: format.height,
-                            planeCount: split.count, planes: split.planes, timestampNs: stamp,
-                            sequence: sequence, flags: [], pool: pool, slot: slot))
+        frame = Frame(fourcc: format.fourcc, width: format.width, height: format.height,
+                      planeCount: split.count, planes: split.planes, timestampNs: stamp,
+                      sequence: sequence, flags: [], pool: pool, slot: slot)
+        return .frame
     }
 
     /// Bars shifted 4 pixels per frame; a white square bouncing diagonally.

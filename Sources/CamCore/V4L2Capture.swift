@@ -6,11 +6,199 @@ import Glibc
 /// The mmap buffers of one V4L2 streaming session. Unmapped when the last
 /// frame referring to them is gone (S23).
 final class MappedBuffers: BufferPool, @unchecked Sendable {
-    /// Per buffer, per memory plane: (address, length).
-    var maps: [[(UnsafeMutableRawPointer, Int)]] = []
+    /// One mapped memory plane of a buffer.
+    struct MappedPlane {
+        var base: UnsafeMutableRawPointer?
+        var length: Int
+    }
+    let bufferCount: Int
+    /// Memory planes per buffer (1 single-planar; num_planes multi-planar).
+    let planesPerBuffer: Int
+    /// Buffer-major table of mappings, fixed after allocation; nil base
+    /// means "not mapped" (allocation failed part-way).
+    private let maps: UnsafeMutablePointer<MappedPlane>
+
+    init(count: Int, planesPerBuffer: Int, waker: Waker) {
+        bufferCount = count
+        self.planesPerBuffer = planesPerBuffer
+        maps = .allocate(capacity: count * planesPerBuffer)
+        maps.initialize(repeating: MappedPlane(base: nil, length: 0), count: count * planesPerBuffer)
+        super.init(count: count, waker: waker)
+    }
 
     deinit {
-        for b in maps { for (p, len) in b { V4L2Node.unmap(p, length: len) } }
+        for i in 0..<bufferCount * planesPerBuffer {
+            if let b = maps[i].base { V4L2Node.unmap(b, length: maps[i].length) }
+        }
+        maps.deallocate()
+    }
+
+    func set(_ slot: Int, plane: Int, _ base: UnsafeMutableRawPointer, length: Int) {
+        maps[slot * planesPerBuffer + plane] = MappedPlane(base: base, length: length)
+    }
+
+    @inline(__always)
+    func plane(_ slot: Int, _ plane: Int) -> MappedPlane { maps[slot * planesPerBuffer + plane] }
+}
+
+/// What the frame path reads, fixed for one streaming session: built at
+/// start, read by the capture thread through `let`s only, so a frame
+/// costs no copies, retains or exclusivity checks of capture state.
+private final class Stream {
+    /// The node's fd: QBUF and DQBUF go straight to the kernel (libv4l2
+    /// passes them through unchanged with conversion disabled).
+    let fd: Int32
+    /// epoll set: the device (tag 0) and the waker (tag 1), registered once.
+    let epoll: Int32
+    let waker: Waker
+    let pool: MappedBuffers
+    /// `pool` as frames refer to it (unretained: this Stream keeps it).
+    let poolRef: Unmanaged<BufferPool>
+    /// The node's path, for error messages.
+    let path: String
+    let bufType: UInt32
+    let multiplanar: Bool
+    let fourcc: FourCC
+    let width: Int
+    let height: Int
+    /// bytesperline per memory plane.
+    let memStrides: [Int]
+    let isJPEG: Bool
+    /// Scratch v4l2_plane array for the capture thread's QBUF/DQBUF.
+    let planes = UnsafeMutablePointer<v4l2_plane>.allocate(capacity: Int(VIDEO_MAX_PLANES))
+    /// Consecutive polls that reported an error with nothing to dequeue.
+    var errorPolls = 0
+
+    init(fd: Int32, path: String, waker: Waker, pool: MappedBuffers, bufType: UInt32, format: CaptureFormat,
+         memStrides: [Int]) throws(CamError) {
+        self.fd = fd; self.path = path; self.waker = waker; self.pool = pool; self.bufType = bufType
+        poolRef = Unmanaged.passUnretained(pool)
+        multiplanar = bufType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
+        fourcc = format.fourcc; width = format.width; height = format.height
+        self.memStrides = memStrides
+        isJPEG = format.fourcc == .mjpeg || format.fourcc == .jpeg
+        planes.initialize(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
+        epoll = cc_epoll_create()
+        if epoll < 0 {
+            planes.deallocate()
+            throw CamError.fromErrno(errno, "epoll_create1")
+        }
+        // POLLIN only on the device: control events (POLLPRI) belong to
+        // the control thread. Errors and hang-ups are always reported.
+        if cc_epoll_add(epoll, fd, CC_EPOLLIN, 0) != 0 || cc_epoll_add(epoll, waker.fd, CC_EPOLLIN, 1) != 0 {
+            let e = errno
+            Glibc.close(epoll)
+            planes.deallocate()
+            throw CamError.fromErrno(e, "epoll_ctl")
+        }
+    }
+
+    /// Waits for the next frame (or the waker) and fills `frame` in place.
+    func next(into frame: inout Frame) -> BackendEvent {
+        let s = self
+        var deviceEvents: UInt32 = 0, wakeEvents: UInt32 = 0
+        let rc = cc_epoll_wait2(s.epoll, 1000, &deviceEvents, &wakeEvents)
+        if rc < 0 {
+            return errno == EINTR ? .idle : .failed(CamError.fromErrno(errno, "epoll_wait on \(path)"))
+        }
+        if wakeEvents != 0 {
+            s.waker.drain()
+            return .woken
+        }
+        if rc == 0 { return .idle }
+        let deviceError = deviceEvents & CC_EPOLLERR_HUP != 0
+        var b = v4l2_buffer()
+        b.type = s.bufType
+        b.memory = V4L2_MEMORY_MMAP.rawValue
+        let planes = s.planes
+        if s.multiplanar {
+            planes.update(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
+            b.m.planes = planes
+            b.length = UInt32(VIDEO_MAX_PLANES)
+        }
+        let e = s.ioctl(CC_VIDIOC_DQBUF, &b)
+        if e == EAGAIN {
+            if deviceError {
+                // An error with nothing to dequeue: the queue is broken. Give
+                // the driver a moment, then give up rather than spin.
+                s.errorPolls += 1
+                if s.errorPolls > 50 { return .failed(.io("\(path) reports an error on poll")) }
+                usleep(10_000)
+            }
+            return .idle
+        }
+        if e != 0 { return .failed(CamError.fromErrno(e, "VIDIOC_DQBUF on \(path)")) }
+        if s.errorPolls != 0 { s.errorPolls = 0 }
+        let slot = Int(b.index)
+        let pool = s.pool, poolRef = s.poolRef
+        guard slot < pool.bufferCount else { return .failed(.internalError("DQBUF index \(slot) out of range")) }
+        var flags: FrameFlags = b.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 ? .corrupted : []
+        if s.multiplanar && pool.planesPerBuffer > 1 {
+            var ps = (Plane.empty, Plane.empty, Plane.empty)
+            let n = min(pool.planesPerBuffer, 3)
+            for i in 0..<n {
+                let m = pool.plane(slot, i)
+                let len = m.length
+                let off = Int(planes[i].data_offset)
+                let used = Int(planes[i].bytesused)
+                if used <= off || used > len { flags.insert(.corrupted) }
+                let p = Plane(base: m.base.map { $0 + min(off, len) }, stride: s.memStrides[i],
+                              length: max(0, min(used, len) - off))
+                switch i { case 0: ps.0 = p; case 1: ps.1 = p; default: ps.2 = p }
+            }
+            frame = Frame(fourcc: s.fourcc, width: s.width, height: s.height,
+                          planeCount: n, planes: ps, timestampNs: 0, sequence: b.sequence,
+                          flags: flags, poolRef: poolRef, slot: slot)
+        } else {
+            let m = pool.plane(slot, 0)
+            guard let base = m.base else { return .failed(.internalError("buffer \(slot) is not mapped")) }
+            let len = m.length
+            let off = s.multiplanar ? Int(planes[0].data_offset) : 0
+            let usedRaw = s.multiplanar ? Int(planes[0].bytesused) : Int(b.bytesused)
+            let used = max(0, min(usedRaw, len) - off)
+            let split = PlaneLayout.split(s.fourcc, base: base + min(off, len), used: used,
+                                          stride: s.memStrides[0], height: s.height)
+            if !split.complete { flags.insert(.corrupted) }
+            frame = Frame(fourcc: s.fourcc, width: s.width, height: s.height,
+                          planeCount: split.count, planes: split.planes, timestampNs: 0,
+                          sequence: b.sequence, flags: flags, poolRef: poolRef, slot: slot)
+        }
+        frame.timestampNs = V4L2Capture.timestamp(b)
+        // S26: a truncated JPEG is no good frame, native output included.
+        if s.isJPEG && !V4L2Capture.looksLikeWholeJPEG(frame.planes.0) {
+            frame.flags.insert(.corrupted)
+        }
+        return .frame
+    }
+
+    deinit {
+        Glibc.close(epoll)
+        planes.deallocate()
+    }
+
+    /// The kernel's ioctl on the node, retrying on EINTR; errno or 0.
+    @inline(__always)
+    func ioctl<T>(_ request: UInt, _ arg: inout T) -> Int32 {
+        while true {
+            let rc = withUnsafeMutablePointer(to: &arg) { cc_sys_ioctl(fd, request, $0) }
+            if rc >= 0 { return 0 }
+            let e = errno
+            if e != EINTR { return e }
+        }
+    }
+
+    /// VIDIOC_QBUF of buffer `slot`; errno or 0. Capture thread (or start).
+    func queue(_ slot: Int) -> Int32 {
+        var b = v4l2_buffer()
+        b.index = UInt32(slot)
+        b.type = bufType
+        b.memory = V4L2_MEMORY_MMAP.rawValue
+        if multiplanar {
+            planes.update(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
+            b.m.planes = planes
+            b.length = UInt32(pool.planesPerBuffer)
+        }
+        return ioctl(CC_VIDIOC_QBUF, &b)
     }
 }
 
@@ -20,18 +208,18 @@ final class V4L2Capture: CaptureBackend {
     let device: DeviceInfo
     private var node: V4L2Node?
     private let bufType: UInt32
-    private var mapped: MappedBuffers?
-    var buffers: BufferPool? { mapped }
-    private var waker: Waker?
+    /// The running streaming session; nil when stopped.
+    private var stream: Stream? {
+        didSet { streamRef = stream.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `stream` for the capture thread, without a retain per frame.
+    private var streamRef: Unmanaged<Stream>?
+    var buffers: BufferPool? { stream?.pool }
     private var format = CaptureFormat(fourcc: .yuyv, width: 0, height: 0, strides: [], frameBytes: 0,
                                        frameRate: nil, bufferCount: 0)
     /// Per memory plane of the applied format: bytesperline.
     private var memStrides: [Int] = []
     private var streaming = false
-    private var errorPolls = 0
-    /// Scratch for the frame path, allocated once: no allocation per frame.
-    private let planeScratch = UnsafeMutablePointer<v4l2_plane>.allocate(capacity: Int(VIDEO_MAX_PLANES))
-    private let pollScratch = UnsafeMutablePointer<pollfd>.allocate(capacity: 2)
 
     var isMultiplanar: Bool { bufType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue }
 
@@ -46,11 +234,7 @@ final class V4L2Capture: CaptureBackend {
         node = n
     }
 
-    deinit {
-        close()
-        planeScratch.deallocate()
-        pollScratch.deallocate()
-    }
+    deinit { close() }
 
     var fileDescriptor: Int32? { node.map { $0.fd } }
 
@@ -83,7 +267,6 @@ final class V4L2Capture: CaptureBackend {
             rate = Negotiation.maxFrameRate(desc, r) ?? r
         }
         format.frameRate = try setRate(node, rate)
-        self.waker = waker
         do throws(CamError) {
             try allocate(node, count: request.bufferCount, waker: waker)
             var t = Int32(bitPattern: bufType)
@@ -102,7 +285,6 @@ final class V4L2Capture: CaptureBackend {
             throw error
         }
         streaming = true
-        errorPolls = 0
         return format
     }
 
@@ -172,6 +354,7 @@ final class V4L2Capture: CaptureBackend {
         return r.isValid ? r : nil
     }
 
+    /// REQBUFS, mmap of every buffer, the frame path's Stream, QBUF of all.
     private func allocate(_ node: V4L2Node, count: Int, waker: Waker) throws(CamError) {
         var req = v4l2_requestbuffers()
         req.count = UInt32(count)
@@ -181,125 +364,52 @@ final class V4L2Capture: CaptureBackend {
         guard req.count >= 2 else {
             throw .noMemory("\(device.node) granted only \(req.count) buffers")
         }
-        let pool = MappedBuffers(count: Int(req.count), waker: waker)
-        mapped = pool
-        format.bufferCount = Int(req.count)
-        for i in 0..<Int(req.count) {
-            var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
+        let granted = Int(req.count)
+        let perBuffer = isMultiplanar ? max(1, memStrides.count) : 1
+        let pool = MappedBuffers(count: granted, planesPerBuffer: perBuffer, waker: waker)
+        // From here on stop() frees the driver's queue and the mappings.
+        let s = try Stream(fd: node.fd, path: device.node, waker: waker, pool: pool, bufType: bufType, format: format,
+                           memStrides: memStrides)
+        stream = s
+        format.bufferCount = granted
+        var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
+        for i in 0..<granted {
             var b = v4l2_buffer()
             b.index = UInt32(i)
             b.type = bufType
             b.memory = V4L2_MEMORY_MMAP.rawValue
-            var maps: [(UnsafeMutableRawPointer, Int)] = []
             if isMultiplanar {
                 try planes.withUnsafeMutableBufferPointer { pp throws(CamError) in
                     b.m.planes = pp.baseAddress
                     b.length = UInt32(VIDEO_MAX_PLANES)
                     try node.ioctl(CC_VIDIOC_QUERYBUF, &b, "VIDIOC_QUERYBUF")
-                    for p in 0..<Int(b.length) {
+                    guard Int(b.length) == perBuffer else {
+                        throw CamError.io("VIDIOC_QUERYBUF on \(device.node): \(b.length) planes, the format has \(perBuffer)")
+                    }
+                    for p in 0..<perBuffer {
                         let len = Int(pp[p].length)
-                        maps.append((try node.map(length: len, offset: pp[p].m.mem_offset), len))
+                        pool.set(i, plane: p, try node.map(length: len, offset: pp[p].m.mem_offset), length: len)
                     }
                 }
             } else {
                 try node.ioctl(CC_VIDIOC_QUERYBUF, &b, "VIDIOC_QUERYBUF")
-                maps.append((try node.map(length: Int(b.length), offset: b.m.offset), Int(b.length)))
+                pool.set(i, plane: 0, try node.map(length: Int(b.length), offset: b.m.offset), length: Int(b.length))
             }
-            pool.maps.append(maps)
         }
-        for i in 0..<Int(req.count) { try requeue(i) }
+        for i in 0..<granted { try requeue(i) }
     }
 
     func requeue(_ slot: Int) throws(CamError) {
-        guard let node else { return }
-        var b = v4l2_buffer()
-        b.index = UInt32(slot)
-        b.type = bufType
-        b.memory = V4L2_MEMORY_MMAP.rawValue
-        if isMultiplanar {
-            planeScratch.update(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
-            b.m.planes = planeScratch
-            b.length = UInt32(mapped?.maps[slot].count ?? 1)
-        }
-        let e = node.rawIoctlErrno(CC_VIDIOC_QBUF, &b)
-        if e != 0 { throw CamError.fromErrno(e, "VIDIOC_QBUF on \(node.path)") }
+        guard let ref = streamRef else { return }
+        let e = ref._withUnsafeGuaranteedRef { $0.queue(slot) }
+        if e != 0 { throw CamError.fromErrno(e, "VIDIOC_QBUF on \(device.node)") }
     }
 
-    func nextFrame() -> BackendEvent {
-        guard let node, let waker, let pool = mapped else { return .failed(.state("not streaming")) }
-        let fds = pollScratch
-        // POLLIN only: control events (POLLPRI) belong to the control thread.
-        fds[0] = pollfd(fd: node.fd, events: Int16(POLLIN), revents: 0)
-        fds[1] = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
-        let rc = poll(fds, 2, 1000)
-        if rc < 0 {
-            return errno == EINTR ? .idle : .failed(CamError.fromErrno(errno, "poll on \(device.node)"))
-        }
-        if fds[1].revents != 0 {
-            waker.drain()
-            return .woken
-        }
-        if rc == 0 { return .idle }
-        let deviceError = fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
-        var b = v4l2_buffer()
-        b.type = bufType
-        b.memory = V4L2_MEMORY_MMAP.rawValue
-        let planes = planeScratch
-        if isMultiplanar {
-            planes.update(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
-            b.m.planes = planes
-            b.length = UInt32(VIDEO_MAX_PLANES)
-        }
-        let e = node.rawIoctlErrno(CC_VIDIOC_DQBUF, &b)
-        if e == EAGAIN {
-            if deviceError {
-                // POLLERR with nothing to dequeue: the queue is broken. Give
-                // the driver a moment, then give up rather than spin.
-                errorPolls += 1
-                if errorPolls > 50 { return .failed(.io("\(device.node) reports an error on poll")) }
-                usleep(10_000)
-            }
-            return .idle
-        }
-        if e != 0 { return .failed(CamError.fromErrno(e, "VIDIOC_DQBUF on \(device.node)")) }
-        errorPolls = 0
-        let slot = Int(b.index)
-        guard slot < pool.maps.count else { return .failed(.internalError("DQBUF index \(slot) out of range")) }
-        var flags: FrameFlags = b.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 ? .corrupted : []
-        var frame: Frame
-        if isMultiplanar && pool.maps[slot].count > 1 {
-            var ps = (Plane.empty, Plane.empty, Plane.empty)
-            let n = min(pool.maps[slot].count, 3)
-            for i in 0..<n {
-                let (base, len) = pool.maps[slot][i]
-                let off = Int(planes[i].data_offset)
-                let used = Int(planes[i].bytesused)
-                if used <= off || used > len { flags.insert(.corrupted) }
-                let p = Plane(base: base + min(off, len), stride: memStrides[i], length: max(0, min(used, len) - off))
-                switch i { case 0: ps.0 = p; case 1: ps.1 = p; default: ps.2 = p }
-            }
-            frame = Frame(fourcc: format.fourcc, width: format.width, height: format.height,
-                          planeCount: n, planes: ps, timestampNs: 0, sequence: b.sequence,
-                          flags: flags, pool: pool, slot: slot)
-        } else {
-            let (base, len) = pool.maps[slot][0]
-            let off = isMultiplanar ? Int(planes[0].data_offset) : 0
-            let usedRaw = isMultiplanar ? Int(planes[0].bytesused) : Int(b.bytesused)
-            let used = max(0, min(usedRaw, len) - off)
-            let stride = memStrides.first ?? 0
-            let split = PlaneLayout.split(format.fourcc, base: base + min(off, len), used: used,
-                                          stride: stride, height: format.height)
-            if !split.complete { flags.insert(.corrupted) }
-            frame = Frame(fourcc: format.fourcc, width: format.width, height: format.height,
-                          planeCount: split.count, planes: split.planes, timestampNs: 0,
-                          sequence: b.sequence, flags: flags, pool: pool, slot: slot)
-        }
-        frame.timestampNs = timestamp(b)
-        // S26: a truncated JPEG is no good frame, native output included.
-        if (format.fourcc == .mjpeg || format.fourcc == .jpeg) && !Self.looksLikeWholeJPEG(frame.planes.0) {
-            frame.flags.insert(.corrupted)
-        }
-        return .frame(frame)
+    func nextFrame(into frame: inout Frame) -> BackendEvent {
+        // Unretained: this capturer owns the stream while the capture
+        // thread runs (stop() joins the thread before dropping it).
+        guard let ref = streamRef else { return .failed(.state("not streaming")) }
+        return ref._withUnsafeGuaranteedRef { $0.next(into: &frame) }
     }
 
     /// SOI at the start and EOI at the end (after any zero padding some
@@ -315,7 +425,7 @@ final class V4L2Capture: CaptureBackend {
 
     /// The buffer's CLOCK_MONOTONIC timestamp; the dequeue time when the
     /// driver stamps with another clock or not at all.
-    private func timestamp(_ b: v4l2_buffer) -> UInt64 {
+    static func timestamp(_ b: v4l2_buffer) -> UInt64 {
         let monotonic = b.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
         let ns = UInt64(max(0, b.timestamp.tv_sec)) * 1_000_000_000 + UInt64(max(0, b.timestamp.tv_usec)) * 1000
         return monotonic && ns != 0 ? ns : monotonicNs()
@@ -328,19 +438,18 @@ final class V4L2Capture: CaptureBackend {
             node.ioctlErrno(CC_VIDIOC_STREAMOFF, &t)
             streaming = false
         }
-        if let pool = mapped {
-            pool.finishStreaming()
+        if let s = stream {
+            s.pool.finishStreaming()
             // Drop our hold first so unheld buffers are unmapped, then free
             // the driver's queue; buffers the app still holds stay mapped
             // (orphaned, V4L2_BUF_CAP_SUPPORTS_ORPHANED_BUFS) until released.
-            mapped = nil
+            stream = nil
             var req = v4l2_requestbuffers()
             req.count = 0
             req.type = bufType
             req.memory = V4L2_MEMORY_MMAP.rawValue
             node.ioctlErrno(CC_VIDIOC_REQBUFS, &req)
         }
-        waker = nil
     }
 
     func close() {

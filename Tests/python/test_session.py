@@ -737,7 +737,10 @@ def test_S31_callback_exceptions_do_not_kill_the_process(session, caplog):
     """)
     r = run_python(code, timeout=60)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert r.stdout.split() == ["alive", "True", "ZeroDivisionError"], r.stdout
+    # The last error is the preview's or the sink's, whichever of the two
+    # ran last on the frame in flight when the line was printed.
+    out = r.stdout.split()
+    assert out[:2] == ["alive", "True"] and out[2] in ("ZeroDivisionError", "IndexError"), r.stdout
 
 
 # Calls from callbacks that might hang or crash: each in its own interpreter.

@@ -7,7 +7,7 @@
  *   bare_capture --device /dev/video0 [--device /dev/video1 ...]
  *                [--fourcc YUYV] [--size 640x480] [--fps 120] [--frames 300]
  *                [--warmup 10] [--buffers 4] [--convert I420|RGB24]
- *                [--first-frame] [--libv4l2] [--eventfd]
+ *                [--first-frame] [--libv4l2] [--eventfd] [--epoll]
  *
  * Each frame is touched (one byte read) as a receiver would. --convert
  * runs the reference libyuv / TurboJPEG call on every frame (bench_util.h).
@@ -19,7 +19,9 @@
  * libv4l2 (v4l2_fd_open, V4L2_DISABLE_CONVERSION) and makes every ioctl
  * through v4l2_ioctl, as camcore does for single-planar nodes; --eventfd
  * polls an (idle) eventfd beside the device, as camcore's capture thread
- * does to be woken for stop and released buffers.
+ * does to be woken for stop and released buffers; --epoll waits with
+ * epoll_wait on a set registered once (with the eventfd in it when
+ * --eventfd is given) instead of poll, as camcore's V4L2 capture thread does.
  * Prints one JSON line.
  */
 #include "bench_util.h"
@@ -29,6 +31,7 @@
 #include <libv4l2.h>
 #include <linux/videodev2.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -140,7 +143,7 @@ int main(int argc, char **argv)
     int ndev = 0;
     uint32_t fourcc = BENCH_YUYV, w = 640, h = 480, fps = 120, frames = 300, warmup = 10, nbufs = 4;
     uint32_t convert = 0;
-    int first_frame = 0, with_eventfd = 0;
+    int first_frame = 0, with_eventfd = 0, with_epoll = 0;
     memset(devs, 0, sizeof devs);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -155,6 +158,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--first-frame")) first_frame = 1;
         else if (!strcmp(a, "--libv4l2")) use_libv4l2 = 1;
         else if (!strcmp(a, "--eventfd")) with_eventfd = 1;
+        else if (!strcmp(a, "--epoll")) with_epoll = 1;
         else { fprintf(stderr, "bare_capture: bad argument %s\n", a); return 2; }
     }
     if (!ndev || !fourcc || !frames) { fprintf(stderr, "bare_capture: need --device\n"); return 2; }
@@ -192,19 +196,37 @@ int main(int argc, char **argv)
     struct pollfd pfd[MAX_DEVS + 1];
     for (int i = 0; i < ndev; i++) pfd[i] = (struct pollfd){devs[i].fd, POLLIN, 0};
     nfds_t npfd = (nfds_t)ndev;
+    int efd = -1, ep = -1;
     if (with_eventfd) {
-        int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (efd < 0) die("eventfd", NULL);
         pfd[npfd++] = (struct pollfd){efd, POLLIN, 0};
+    }
+    if (with_epoll) {
+        ep = epoll_create1(EPOLL_CLOEXEC);
+        if (ep < 0) die("epoll_create1", NULL);
+        for (nfds_t i = 0; i < npfd; i++) {
+            struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+            if (epoll_ctl(ep, EPOLL_CTL_ADD, pfd[i].fd, &ev) < 0) die("epoll_ctl", NULL);
+        }
     }
     uint64_t total = 0, want = (uint64_t)frames * (uint64_t)ndev, start_at = (uint64_t)warmup * (uint64_t)ndev;
     uint64_t cpu0 = 0, wall0 = 0, cpu1 = 0, wall1 = 0, dropped0 = 0;
     volatile uint32_t sink = 0;
     uint64_t deadline = bench_now_ns() + 120ull * 1000000000ull;
     while (total < start_at + want) {
-        int r = poll(pfd, npfd, 5000);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) die("poll (no frame in 5 s)", devs[0].path);
+        if (with_epoll) {
+            struct epoll_event evs[MAX_DEVS + 1];
+            int r = epoll_wait(ep, evs, (int)npfd, 5000);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) die("epoll_wait (no frame in 5 s)", devs[0].path);
+            for (nfds_t i = 0; i < npfd; i++) pfd[i].revents = 0;
+            for (int k = 0; k < r; k++) pfd[evs[k].data.u32].revents = (short)evs[k].events;
+        } else {
+            int r = poll(pfd, npfd, 5000);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) die("poll (no frame in 5 s)", devs[0].path);
+        }
         for (int i = 0; i < ndev; i++) {
             if (!(pfd[i].revents & POLLIN)) continue;
             struct dev *d = &devs[i];
@@ -254,6 +276,7 @@ int main(int argc, char **argv)
     bench_json_addf(&j, "convert", "\"%s\"", convert ? bench_fourcc_str(convert, f4) : "");
     bench_json_addf(&j, "libv4l2", "%d", use_libv4l2);
     bench_json_addf(&j, "eventfd", "%d", with_eventfd);
+    bench_json_addf(&j, "epoll", "%d", with_epoll);
     bench_json_addf(&j, "frames", "%llu", (unsigned long long)want);
     bench_json_addf(&j, "cpu_ns_per_frame", "%.1f", (double)(cpu1 - cpu0) / (double)want);
     bench_json_addf(&j, "wall_s", "%.3f", (double)(wall1 - wall0) / 1e9);

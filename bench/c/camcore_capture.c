@@ -14,12 +14,14 @@
  *
  * Each frame is touched (one byte read) in the callback, as bare_capture
  * does. CPU (getrusage user+sys, all threads) and wall time are taken from
- * the warm-up'th frame to the last (--frames per device). --fps 0 keeps the
+ * the moment every device has delivered --warmup frames (so opening and
+ * starting the later devices is not counted) over the next --frames per
+ * device, counted across devices. --fps 0 keeps the
  * driver's rate; a rate above the format's maximum is clamped by camcore
  * (S7), so --fps 120 means "the fastest the device does".
  * --first-frame measures camcore_capturer_open() -> first on_frame and
- * exits. --callgrind zeroes callgrind's counters at the warm-up'th frame
- * and dumps them at the last, so a run under valgrind --tool=callgrind
+ * exits. --callgrind zeroes callgrind's counters where the measurement
+ * starts and dumps them at its last frame, so a run under valgrind --tool=callgrind
  * counts exactly the measured frames.
  * Prints one JSON line.
  */
@@ -41,6 +43,7 @@ struct cap {
     bench_refconv conv;
     int have_conv;
     uint64_t dropped;   /* summed dropped_before of measured frames */
+    uint64_t frames;    /* delivered, this device (its capture thread only) */
 };
 
 static struct {
@@ -48,7 +51,10 @@ static struct {
     pthread_cond_t cond;
     int done;
     atomic_ullong total;
-    uint64_t start_at, end_at;
+    atomic_ullong start_total;  /* total when the measurement began; 0 before */
+    atomic_int ready;           /* devices past their warm-up */
+    int ndev;
+    uint64_t warmup, want;      /* per device; measured frames in all */
     uint64_t cpu0, wall0, cpu1, wall1;
     int callgrind;
     int first_frame;
@@ -74,16 +80,27 @@ static void on_frame(void *user_data, const camcore_frame *f)
     }
     g.sink += f->planes[0].data[0];
     uint64_t n = atomic_fetch_add(&g.total, 1) + 1;
-    if (n > g.end_at) return;   /* past the measurement: ignore */
+    cap->frames++;
+    uint64_t start = atomic_load(&g.start_total);
+    if (!start) {
+        /* Warm-up: the measurement starts once every device has delivered
+         * its warm-up frames, so that opening and starting the later
+         * devices is not counted as frame-path CPU. */
+        if (cap->frames == g.warmup && atomic_fetch_add(&g.ready, 1) + 1 == g.ndev) {
+            if (g.callgrind) CALLGRIND_ZERO_STATS;
+            g.cpu0 = bench_cpu_ns();
+            g.wall0 = bench_now_ns();
+            atomic_store(&g.start_total, n);
+        }
+        return;
+    }
+    uint64_t m = n - start;   /* measured frames so far, this one included */
+    if (m > g.want) return;   /* past the measurement: ignore */
     if (cap->have_conv)
         bench_refconv_run(&cap->conv, f->planes[0].data, (int)f->planes[0].stride, f->planes[1].data,
                           (int)f->planes[1].stride, f->planes[0].length);
-    if (n > g.start_at) cap->dropped += f->dropped_before;
-    if (n == g.start_at) {
-        if (g.callgrind) CALLGRIND_ZERO_STATS;
-        g.cpu0 = bench_cpu_ns();
-        g.wall0 = bench_now_ns();
-    } else if (n == g.end_at) {
+    cap->dropped += f->dropped_before;
+    if (m == g.want) {
         g.cpu1 = bench_cpu_ns();
         g.wall1 = bench_now_ns();
         if (g.callgrind) CALLGRIND_DUMP_STATS_AT("measured frames");
@@ -157,8 +174,9 @@ int main(int argc, char **argv)
         else { fprintf(stderr, "camcore_capture: bad argument %s\n", a); return 2; }
     }
     if (!ndev || !fourcc || !frames || !warmup) { fprintf(stderr, "camcore_capture: need --device, --warmup >= 1\n"); return 2; }
-    g.start_at = (uint64_t)warmup * (uint64_t)ndev;
-    g.end_at = g.start_at + (uint64_t)frames * (uint64_t)ndev;
+    g.ndev = ndev;
+    g.warmup = warmup;
+    g.want = (uint64_t)frames * (uint64_t)ndev;
 
     uint64_t t_mgr = bench_now_ns(), cpu_mgr = bench_cpu_ns();
     camcore_manager_config mc;
@@ -240,7 +258,7 @@ int main(int argc, char **argv)
         return 0;
     }
     (void)t_done;
-    uint64_t want_frames = g.end_at - g.start_at;
+    uint64_t want_frames = g.want;
     bench_json_addf(&j, "devices", "%d", ndev);
     bench_json_addf(&j, "fourcc", "\"%s\"", bench_fourcc_str(fmt.source_fourcc ? fmt.source_fourcc : fmt.fourcc, f4));
     bench_json_addf(&j, "output", "\"%s\"", output ? bench_fourcc_str(fmt.fourcc, f4) : "");
