@@ -48,8 +48,11 @@ private final class Stream {
     /// The node's fd: QBUF and DQBUF go straight to the kernel (libv4l2
     /// passes them through unchanged with conversion disabled).
     let fd: Int32
-    /// epoll set: the device (tag 0) and the waker (tag 1), registered once.
+    /// epoll set: the device (tag 0) and the waker (tag 1), registered
+    /// once; -1 where the driver's poll is not safe with epoll (below).
     let epoll: Int32
+    /// poll() set (device, waker) for drivers without a videobuf2 queue.
+    let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 2)
     let waker: Waker
     let pool: MappedBuffers
     /// `pool` as frames refer to it (unretained: this Stream keeps it).
@@ -69,8 +72,15 @@ private final class Stream {
     /// Consecutive polls that reported an error with nothing to dequeue.
     var errorPolls = 0
 
+    /// `videobuf2`: the driver's queue is the kernel's videobuf2, whose
+    /// poll registers its wait queue on every call ("poll_wait() MUST be
+    /// called on the first invocation", vb2_core_poll), so an epoll set
+    /// registered once is woken for every frame. Some drivers outside the
+    /// kernel (v4l2loopback) register only when no frame is ready: epoll
+    /// could then sleep through frames, so they get poll(), which
+    /// registers anew on each call.
     init(fd: Int32, path: String, waker: Waker, pool: MappedBuffers, bufType: UInt32, format: CaptureFormat,
-         memStrides: [Int]) throws(CamError) {
+         memStrides: [Int], videobuf2: Bool) throws(CamError) {
         self.fd = fd; self.path = path; self.waker = waker; self.pool = pool; self.bufType = bufType
         poolRef = Unmanaged.passUnretained(pool)
         multiplanar = bufType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
@@ -78,17 +88,23 @@ private final class Stream {
         self.memStrides = memStrides
         isJPEG = format.fourcc == .mjpeg || format.fourcc == .jpeg
         planes.initialize(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
-        epoll = cc_epoll_create()
-        if epoll < 0 {
-            planes.deallocate()
-            throw CamError.fromErrno(errno, "epoll_create1")
-        }
         // POLLIN only on the device: control events (POLLPRI) belong to
         // the control thread. Errors and hang-ups are always reported.
+        pollSet[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        pollSet[1] = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
+        guard videobuf2 else { epoll = -1; return }
+        epoll = cc_epoll_create()
+        if epoll < 0 {
+            let e = errno
+            planes.deallocate()
+            pollSet.deallocate()
+            throw CamError.fromErrno(e, "epoll_create1")
+        }
         if cc_epoll_add(epoll, fd, CC_EPOLLIN, 0) != 0 || cc_epoll_add(epoll, waker.fd, CC_EPOLLIN, 1) != 0 {
             let e = errno
             Glibc.close(epoll)
             planes.deallocate()
+            pollSet.deallocate()
             throw CamError.fromErrno(e, "epoll_ctl")
         }
     }
@@ -97,15 +113,25 @@ private final class Stream {
     func next(into frame: inout Frame) -> BackendEvent {
         let s = self
         var deviceEvents: UInt32 = 0, wakeEvents: UInt32 = 0
-        let rc = cc_epoll_wait2(s.epoll, 1000, &deviceEvents, &wakeEvents)
+        let rc: Int32
+        if s.epoll >= 0 {
+            rc = cc_epoll_wait2(s.epoll, 1000, &deviceEvents, &wakeEvents)
+        } else {
+            s.pollSet[0].revents = 0
+            s.pollSet[1].revents = 0
+            rc = poll(s.pollSet, 2, 1000)
+            deviceEvents = UInt32(UInt16(bitPattern: s.pollSet[0].revents))
+            wakeEvents = UInt32(UInt16(bitPattern: s.pollSet[1].revents))
+        }
         if rc < 0 {
-            return errno == EINTR ? .idle : .failed(CamError.fromErrno(errno, "epoll_wait on \(path)"))
+            return errno == EINTR ? .idle : .failed(CamError.fromErrno(errno, "waiting for a frame on \(path)"))
         }
         if wakeEvents != 0 {
             s.waker.drain()
             return .woken
         }
         if rc == 0 { return .idle }
+        // EPOLLERR/EPOLLHUP have the values of POLLERR/POLLHUP.
         let deviceError = deviceEvents & CC_EPOLLERR_HUP != 0
         var b = v4l2_buffer()
         b.type = s.bufType
@@ -172,8 +198,9 @@ private final class Stream {
     }
 
     deinit {
-        Glibc.close(epoll)
+        if epoll >= 0 { Glibc.close(epoll) }
         planes.deallocate()
+        pollSet.deallocate()
     }
 
     /// The kernel's ioctl on the node, retrying on EINTR; errno or 0.
@@ -368,8 +395,10 @@ final class V4L2Capture: CaptureBackend {
         let perBuffer = isMultiplanar ? max(1, memStrides.count) : 1
         let pool = MappedBuffers(count: granted, planesPerBuffer: perBuffer, waker: waker)
         // From here on stop() frees the driver's queue and the mappings.
+        // videobuf2 reports its buffer capabilities here (Linux 4.20+).
+        let videobuf2 = req.capabilities & UInt32(V4L2_BUF_CAP_SUPPORTS_MMAP) != 0
         let s = try Stream(fd: node.fd, path: device.node, waker: waker, pool: pool, bufType: bufType, format: format,
-                           memStrides: memStrides)
+                           memStrides: memStrides, videobuf2: videobuf2)
         stream = s
         format.bufferCount = granted
         var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))

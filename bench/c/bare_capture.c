@@ -14,14 +14,15 @@
  * The CPU (getrusage user+sys) and wall time are measured from the
  * warm-up'th frame to the last; --frames counts per device. --first-frame
  * measures open() -> first dequeued frame and exits.
- * Two switches add, one at a time, what camcore's V4L2 loop does beyond
- * this one, to break its overhead down: --libv4l2 wraps the fd with
- * libv4l2 (v4l2_fd_open, V4L2_DISABLE_CONVERSION) and makes every ioctl
- * through v4l2_ioctl, as camcore does for single-planar nodes; --eventfd
- * polls an (idle) eventfd beside the device, as camcore's capture thread
- * does to be woken for stop and released buffers; --epoll waits with
- * epoll_wait on a set registered once (with the eventfd in it when
- * --eventfd is given) instead of poll, as camcore's V4L2 capture thread does.
+ * Switches add what camcore's V4L2 loop does beyond this one, to break
+ * its overhead down: --eventfd waits on an (idle) eventfd beside the
+ * device, as camcore's capture thread does to be woken for stop and for
+ * released buffers; --epoll waits with epoll_wait on a set registered once
+ * (the device, and the eventfd with --eventfd) instead of poll(), as
+ * camcore does; --libv4l2 wraps the fd with libv4l2 (v4l2_fd_open,
+ * V4L2_DISABLE_CONVERSION) and makes every ioctl through v4l2_ioctl, as
+ * camcore does for setting up single-planar nodes (its QBUF and DQBUF go
+ * to the kernel directly).
  * Prints one JSON line.
  */
 #include "bench_util.h"
