@@ -166,6 +166,9 @@ for size in 640x480 1280x720 1920x1080; do
   udevadm settle --timeout=30
   "$bin/loop_writer" --device /dev/video10 --size "$size" --fps 30 --seconds 300 2>"$res/writer-$size.log" &
   writer_pid=$!
+  # Ready once it has set its format (it says so on stderr); the guest clock
+  # runs ahead while the writer loads over 9p, so a fixed sleep is not enough.
+  for _ in $(seq 1 300); do grep -q jpeg_bytes "$res/writer-$size.log" 2>/dev/null && break; sleep 0.1; done
   sleep 1
   for r in $(seq 1 "$small_runs"); do
     rec "mjpeg-bare-$size" "$r" "$bin/bare_capture" --device /dev/video10 --fourcc MJPG --size "$size" --fps 0 \

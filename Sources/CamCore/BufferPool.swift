@@ -18,9 +18,11 @@ class BufferPool: @unchecked Sendable {
         var streaming = true
     }
     private let state: Mutex<State>
-    private let waker: Waker
+    /// Wakes the capture thread to requeue released buffers; nil for pools
+    /// whose buffers are simply reused once free (camcore's own memory).
+    private let waker: Waker?
 
-    init(count: Int, waker: Waker) {
+    init(count: Int, waker: Waker?) {
         state = Mutex(State(retains: Array(repeating: 0, count: count),
                             held: Array(repeating: false, count: count)))
         self.waker = waker
@@ -36,11 +38,11 @@ class BufferPool: @unchecked Sendable {
             s.retains[slot] -= 1
             guard s.retains[slot] == 0, s.held[slot] else { return false }
             s.held[slot] = false
-            guard s.streaming else { return false }
+            guard s.streaming, let _ = waker else { return false }
             s.pending.append(slot)
             return true
         }
-        if wake { waker.wake() }
+        if wake { waker?.wake() }
     }
 
     /// Called by the capture thread after the callbacks: true when the

@@ -105,7 +105,7 @@ public final class Capturer: @unchecked Sendable {
             if let out = request.output, out != fmt.fourcc {
                 do throws(CamError) {
                     let conv = try PixelConverter(source: fmt.fourcc, width: fmt.width, height: fmt.height, target: out)
-                    let pool = HeapBuffers(count: fmt.bufferCount, waker: waker)
+                    let pool = HeapBuffers(count: fmt.bufferCount)
                     for _ in 0..<fmt.bufferCount {
                         pool.memory.append(UnsafeMutableRawPointer.allocate(byteCount: max(conv.outputBytes, 1), alignment: 64))
                     }
@@ -171,7 +171,6 @@ public final class Capturer: @unchecked Sendable {
                 continue
             case .woken:
                 requeueReleased()
-                _ = conversion?.pool.takePending()
             case .failed(let error):
                 return end(error)
             case .frame:

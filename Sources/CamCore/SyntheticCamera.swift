@@ -51,6 +51,9 @@ enum SyntheticCamera {
 /// Heap buffers of the synthetic camera, freed when the last frame is gone.
 final class HeapBuffers: BufferPool, @unchecked Sendable {
     var memory: [UnsafeMutableRawPointer] = []
+    /// A free buffer (one the app does not hold) is reused as it is: no
+    /// driver queue to hand released ones back to, so no wake-up.
+    init(count: Int) { super.init(count: count, waker: nil) }
     deinit { for m in memory { m.deallocate() } }
 }
 
@@ -87,7 +90,7 @@ final class SyntheticCapture: CaptureBackend {
         let stride = r.fourcc == .yuyv ? w * 2 : w
         let strides = PlaneLayout.strides(r.fourcc, stride: stride)
         let bytes = r.fourcc == .yuyv ? stride * h : stride * h * 3 / 2
-        let p = HeapBuffers(count: r.bufferCount, waker: waker)
+        let p = HeapBuffers(count: r.bufferCount)
         for _ in 0..<r.bufferCount {
             let m = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
             m.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)

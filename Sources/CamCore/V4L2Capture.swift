@@ -51,6 +51,10 @@ private final class Stream {
     /// epoll set: the device (tag 0) and the waker (tag 1), registered
     /// once; -1 where the driver's poll is not safe with epoll (below).
     let epoll: Int32
+    /// Wait with `epoll` (else poll()); cleared for good if epoll ever
+    /// times out while poll() finds a frame ready. A cell, not a `var`:
+    /// read per frame without an exclusivity check.
+    let useEpoll = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
     /// poll() set (device, waker) for drivers without a videobuf2 queue.
     let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 2)
     let waker: Waker
@@ -74,13 +78,14 @@ private final class Stream {
 
     /// `videobuf2`: the driver's queue is the kernel's videobuf2, whose
     /// poll registers its wait queue on every call ("poll_wait() MUST be
-    /// called on the first invocation", vb2_core_poll), so an epoll set
-    /// registered once is woken for every frame. Some drivers outside the
-    /// kernel (v4l2loopback) register only when no frame is ready: epoll
-    /// could then sleep through frames, so they get poll(), which
-    /// registers anew on each call.
+    /// called on the first invocation", vb2_core_poll, since Linux 5.2),
+    /// so an epoll set registered once is woken for every frame. Other
+    /// drivers (v4l2loopback) and older kernels register only when no
+    /// frame is ready, or only while streaming: epoll could sleep through
+    /// frames, so they get poll(), which registers anew on each call. So
+    /// does a stream where epoll cannot be set up.
     init(fd: Int32, path: String, waker: Waker, pool: MappedBuffers, bufType: UInt32, format: CaptureFormat,
-         memStrides: [Int], videobuf2: Bool) throws(CamError) {
+         memStrides: [Int], videobuf2: Bool) {
         self.fd = fd; self.path = path; self.waker = waker; self.pool = pool; self.bufType = bufType
         poolRef = Unmanaged.passUnretained(pool)
         multiplanar = bufType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
@@ -92,30 +97,50 @@ private final class Stream {
         // the control thread. Errors and hang-ups are always reported.
         pollSet[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         pollSet[1] = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
-        guard videobuf2 else { epoll = -1; return }
-        epoll = cc_epoll_create()
-        if epoll < 0 {
-            let e = errno
-            planes.deallocate()
-            pollSet.deallocate()
-            throw CamError.fromErrno(e, "epoll_create1")
-        }
-        if cc_epoll_add(epoll, fd, CC_EPOLLIN, 0) != 0 || cc_epoll_add(epoll, waker.fd, CC_EPOLLIN, 1) != 0 {
-            let e = errno
-            Glibc.close(epoll)
-            planes.deallocate()
-            pollSet.deallocate()
-            throw CamError.fromErrno(e, "epoll_ctl")
-        }
+        epoll = videobuf2 && Stream.kernelPollRegistersFirst ? Stream.epollSet(fd, waker.fd) : -1
+        useEpoll.initialize(to: epoll >= 0)
     }
+
+    /// An epoll set of the device (tag 0) and the waker (tag 1); -1 if it
+    /// cannot be made (the stream then uses poll()).
+    private static func epollSet(_ device: Int32, _ waker: Int32) -> Int32 {
+        let ep = cc_epoll_create()
+        if ep < 0 { return -1 }
+        if cc_epoll_add(ep, device, CC_EPOLLIN, 0) != 0 || cc_epoll_add(ep, waker, CC_EPOLLIN, 1) != 0 {
+            Glibc.close(ep)
+            return -1
+        }
+        return ep
+    }
+
+    /// Linux 5.2 or later: vb2_core_poll calls poll_wait() first, always.
+    static let kernelPollRegistersFirst: Bool = {
+        var u = utsname()
+        guard uname(&u) == 0 else { return false }
+        let release = withUnsafeBytes(of: u.release) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let parts = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
+        guard parts.count == 2 else { return false }
+        return parts[0] > 5 || (parts[0] == 5 && parts[1] >= 2)
+    }()
 
     /// Waits for the next frame (or the waker) and fills `frame` in place.
     func next(into frame: inout Frame) -> BackendEvent {
         let s = self
         var deviceEvents: UInt32 = 0, wakeEvents: UInt32 = 0
         let rc: Int32
-        if s.epoll >= 0 {
+        if s.useEpoll.pointee {
             rc = cc_epoll_wait2(s.epoll, 1000, &deviceEvents, &wakeEvents)
+            if rc == 0 {
+                // A second of nothing: make sure epoll is not sleeping
+                // through frames (a driver that registered no wait queue).
+                s.pollSet[0].revents = 0
+                if poll(s.pollSet, 1, 0) > 0 && s.pollSet[0].revents & Int16(POLLIN) != 0 {
+                    s.useEpoll.pointee = false
+                    return .idle
+                }
+            }
         } else {
             s.pollSet[0].revents = 0
             s.pollSet[1].revents = 0
@@ -201,6 +226,7 @@ private final class Stream {
         if epoll >= 0 { Glibc.close(epoll) }
         planes.deallocate()
         pollSet.deallocate()
+        useEpoll.deallocate()
     }
 
     /// The kernel's ioctl on the node, retrying on EINTR; errno or 0.
@@ -244,8 +270,11 @@ final class V4L2Capture: CaptureBackend {
     var buffers: BufferPool? { stream?.pool }
     private var format = CaptureFormat(fourcc: .yuyv, width: 0, height: 0, strides: [], frameBytes: 0,
                                        frameRate: nil, bufferCount: 0)
-    /// Per memory plane of the applied format: bytesperline.
+    /// Per memory plane of the applied format (up to 3): bytesperline.
     private var memStrides: [Int] = []
+    /// Memory planes per buffer (multi-planar num_planes, all of them:
+    /// each is mapped; frames show the first 3).
+    private var memPlaneCount = 1
     private var streaming = false
 
     var isMultiplanar: Bool { bufType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue }
@@ -334,6 +363,7 @@ final class V4L2Capture: CaptureBackend {
         if isMultiplanar {
             let p = f.fmt.pix_mp
             let n = max(1, min(Int(p.num_planes), 3))
+            memPlaneCount = max(1, min(Int(p.num_planes), Int(VIDEO_MAX_PLANES)))
             var strides: [Int] = []
             var total = 0
             withUnsafeBytes(of: p.plane_fmt) { raw in
@@ -353,6 +383,7 @@ final class V4L2Capture: CaptureBackend {
             let p = f.fmt.pix
             let fcc = FourCC(rawValue: p.pixelformat)
             memStrides = [Int(p.bytesperline)]
+            memPlaneCount = 1
             format = CaptureFormat(
                 fourcc: fcc, width: Int(p.width), height: Int(p.height),
                 strides: PlaneLayout.strides(fcc, stride: Int(p.bytesperline)),
@@ -389,15 +420,19 @@ final class V4L2Capture: CaptureBackend {
         req.memory = V4L2_MEMORY_MMAP.rawValue
         try node.ioctl(CC_VIDIOC_REQBUFS, &req, "VIDIOC_REQBUFS \(count)")
         guard req.count >= 2 else {
+            var free = v4l2_requestbuffers()
+            free.type = bufType
+            free.memory = V4L2_MEMORY_MMAP.rawValue
+            node.ioctlErrno(CC_VIDIOC_REQBUFS, &free)
             throw .noMemory("\(device.node) granted only \(req.count) buffers")
         }
         let granted = Int(req.count)
-        let perBuffer = isMultiplanar ? max(1, memStrides.count) : 1
+        let perBuffer = isMultiplanar ? memPlaneCount : 1
         let pool = MappedBuffers(count: granted, planesPerBuffer: perBuffer, waker: waker)
-        // From here on stop() frees the driver's queue and the mappings.
         // videobuf2 reports its buffer capabilities here (Linux 4.20+).
         let videobuf2 = req.capabilities & UInt32(V4L2_BUF_CAP_SUPPORTS_MMAP) != 0
-        let s = try Stream(fd: node.fd, path: device.node, waker: waker, pool: pool, bufType: bufType, format: format,
+        // From here on stop() frees the driver's queue and the mappings.
+        let s = Stream(fd: node.fd, path: device.node, waker: waker, pool: pool, bufType: bufType, format: format,
                            memStrides: memStrides, videobuf2: videobuf2)
         stream = s
         format.bufferCount = granted
