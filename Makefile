@@ -61,7 +61,8 @@ bench: stage
 	bash bench/run
 
 # The frame-path rows alone (bare loop vs camcore, breakdown; BENCH_CALLGRIND=1
-# adds callgrind profiles, BENCH_SCALE=1 the scale rows): JSON lines in
+# adds callgrind profiles, BENCH_SCALE=1 the scale rows, BENCH_TTFF=1 open ->
+# first frame): JSON lines in
 # build/bench/framepath/guest.jsonl, no report.
 bench-framepath: stage
 	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run

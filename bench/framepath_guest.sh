@@ -10,7 +10,8 @@
 # env: CAMCORE_REPO, BENCH_RESULTS; BENCH_RUNS (3), BENCH_FRAMES (300),
 # BENCH_LIB_DIR (a folder holding libcamcore.so.0 to measure instead of
 # the staged one), BENCH_CALLGRIND (0), BENCH_SCALE (0: 1 is also the
-# scale rows, 1, 2 and 4 vivid devices at once).
+# scale rows, 1, 2 and 4 vivid devices at once), BENCH_TTFF (0: 1 is also
+# open -> first frame in process).
 set -uo pipefail
 repo=${CAMCORE_REPO:?}
 res=${BENCH_RESULTS:?}
@@ -59,6 +60,13 @@ for r in $(seq 1 "$runs"); do
   rec framepath-bare-eventfd "$r" "$bin/bare_capture" "${common[@]}" --eventfd
   rec framepath-bare-epoll-eventfd "$r" "$bin/bare_capture" "${common[@]}" --epoll --eventfd
 done
+if [ "${BENCH_TTFF:-0}" = 1 ]; then
+  say "first frame: $runs runs, in process (open -> first frame)"
+  for r in $(seq 1 "$runs"); do
+    rec ttff-camcore "$r" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 120 --first-frame
+    rec ttff-bare "$r" "$bin/bare_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 120 --first-frame
+  done
+fi
 if [ "${BENCH_SCALE:-0}" = 1 ]; then
   say "scale: 1, 2, 4 devices, $runs runs x $(( frames / 2 )) frames per device"
   for r in $(seq 1 "$runs"); do
@@ -78,6 +86,10 @@ if [ "${BENCH_CALLGRIND:-0}" = 1 ]; then
     >"$res/cg-camcore.json" 2>>"$errlog"
   valgrind --tool=callgrind --callgrind-out-file="$res/cg-bare.out" "$bin/bare_capture" "${cg[@]}" \
     >"$res/cg-bare.json" 2>>"$errlog"
+  # And the whole first-frame program (open -> first frame), for the
+  # "first frame" CPU rows.
+  valgrind --tool=callgrind --callgrind-out-file="$res/cg-ttff.out" "$bin/camcore_capture" --device "$v0" \
+    --fourcc YUYV --size 640x480 --fps 120 --first-frame >"$res/cg-ttff.json" 2>>"$errlog"
 fi
 say "done: $(grep -c '"result"' "$out" 2>/dev/null) results"
 status=0

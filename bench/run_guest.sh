@@ -49,7 +49,7 @@ rm -f "$results/status" "$results/guest.jsonl"
 
 guest_cmd="CAMCORE_REPO=$(printf '%q' "$repo") BENCH_RESULTS=$(printf '%q' "$results")"
 guest_cmd+=" CAMCORE_PYTHON=$(printf '%q' "$python")"
-for v in BENCH_RUNS BENCH_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE; do
+for v in BENCH_RUNS BENCH_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE BENCH_TTFF; do
   [ -n "${!v:-}" ] && guest_cmd+=" $v=$(printf '%q' "${!v}")"
 done
 guest_cmd+=" bash $(printf '%q' "$here/${BENCH_GUEST_SCRIPT:-guest_bench.sh}")"

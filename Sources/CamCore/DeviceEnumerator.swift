@@ -3,8 +3,11 @@ enum DeviceEnumerator {
     /// The capture devices present now, in node order. Each node is opened
     /// only for QUERYCAP, one ENUM_FMT and the orientation control, then
     /// closed (S3). Nodes that cannot be opened are skipped.
-    static func captureDevices() -> [DeviceInfo] {
-        var out: [DeviceInfo] = []
+    static func captureDevices() -> [DeviceInfo] { captureDevicesWithSyspaths().map { $0.0 } }
+
+    /// `captureDevices()` with each device's udev sysfs path.
+    static func captureDevicesWithSyspaths() -> [(DeviceInfo, String)] {
+        var out: [(DeviceInfo, String)] = []
         var seen: [String: Int] = [:]
         for u in UdevDevices.videoNodes() {
             var info: DeviceInfo
@@ -28,24 +31,29 @@ enum DeviceEnumerator {
             } else {
                 seen[info.id] = 1
             }
-            out.append(info)
+            out.append((info, u.syspath))
         }
         return out
     }
 
-    /// The capture device with this id, probing only the nodes whose udev
+    /// The capture device with this id, probing only the node whose udev
     /// data gives that id, not every camera (opening a camera looks its id
-    /// up; a full enumeration opens every node). nil when the id is not
+    /// up; a full enumeration opens every node). `syspath`, where the id
+    /// was last seen, spares even the udev scan. nil when the id is not
     /// found that way: ids from bus_info (no udev data) or with a "#n"
     /// clash suffix, or a node that is not a usable capture device now;
     /// the caller then enumerates everything (same answer, slower).
-    static func captureDevice(id: String) -> DeviceInfo? {
+    static func captureDevice(id: String, syspath: String? = nil) -> (DeviceInfo, String)? {
         guard id.hasPrefix("v4l2:serial-") || id.hasPrefix("v4l2:path-"), !id.contains("#") else { return nil }
+        if let syspath, let u = UdevDevices.node(syspath: syspath), stableID(u, busInfo: "") == id,
+           case .device(let d) = examine(u) {
+            return (d, syspath)
+        }
         for u in UdevDevices.videoNodes() where u.idSerial != nil || u.idPath != nil {
             guard stableID(u, busInfo: "") == id else { continue }
             // The first capture node in node order with this id holds it
             // in the full list too; anything else: let the full list decide.
-            if case .device(let d) = examine(u) { return d }
+            if case .device(let d) = examine(u) { return (d, u.syspath) }
             return nil
         }
         return nil

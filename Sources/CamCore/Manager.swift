@@ -37,15 +37,24 @@ public final class Manager: @unchecked Sendable {
     /// the synthetic camera when enabled. No streaming; each node is open
     /// only for its queries (S3).
     public func devices() -> [DeviceInfo] {
-        var list = DeviceEnumerator.captureDevices()
-        list += synthetic
-        return list
+        let found = DeviceEnumerator.captureDevicesWithSyspaths()
+        var paths: [String: String] = [:]
+        for (d, p) in found { paths[d.id] = p }
+        syspaths.withLock { $0 = paths }
+        return found.map { $0.0 } + synthetic
     }
+
+    /// Where each id was last seen (udev sysfs path): lets `device(id:)`
+    /// look at that one node instead of scanning them all.
+    private let syspaths = Mutex<[String: String]>([:])
 
     /// The device with this id, present now. Errors: noDevice.
     public func device(id: String) throws(CamError) -> DeviceInfo {
         if let d = synthetic.first(where: { $0.id == id }) { return d }
-        if let d = DeviceEnumerator.captureDevice(id: id) { return d }
+        if let (d, path) = DeviceEnumerator.captureDevice(id: id, syspath: syspaths.withLock { $0[id] }) {
+            syspaths.withLock { $0[id] = path }
+            return d
+        }
         guard let d = DeviceEnumerator.captureDevices().first(where: { $0.id == id }) else {
             throw .noDevice("no camera with id \"\(id)\" is present")
         }

@@ -54,6 +54,17 @@ enum UdevDevices {
         return out.sorted { nodeOrder($0.devnode, $1.devnode) }
     }
 
+    /// The node at this sysfs path, if it is still there (and ready, as in
+    /// `videoNodes()`). One device's attributes, not the whole subsystem.
+    static func node(syspath: String) -> UdevNode? {
+        guard let udev = udev_new() else { return nil }
+        defer { udev_unref(udev) }
+        guard let dev = udev_device_new_from_syspath(udev, syspath) else { return nil }
+        defer { udev_device_unref(dev) }
+        guard udev_device_get_is_initialized(dev) > 0 || !udevRunning else { return nil }
+        return describe(dev)
+    }
+
     /// udevd keeps its database under /run/udev; without it (containers)
     /// devices are never marked initialized.
     static var udevRunning: Bool { access("/run/udev/control", F_OK) == 0 }

@@ -442,6 +442,58 @@ def test_S8_mjpeg_is_decoded(camera, camcore, tj, out):
             assert np.abs(u - jcb).mean() <= 4 and np.abs(v - jcr).mean() <= 4
 
 
+def test_S8_cli_snapshot_of_an_mjpeg_camera(camera, tj):
+    """`camcore capture --snapshot` on an MJPEG-only camera: the tool has
+    camcore decode the stream (output RGB24) and writes a PNG whose pixels
+    are TurboJPEG's decode of the written JPEG; the summary names both."""
+    import subprocess
+
+    from test_cli import TOOL, png_pixels
+
+    if not os.access(TOOL, os.X_OK):
+        pytest.fail(f"{TOOL} not built: run `make tools` on the host")
+    img = known_image(7)
+    jpeg = tj.compress(img)
+    snap = "/tmp/kernel-cli-mjpeg-snapshot.png"
+    if os.path.exists(snap):
+        os.unlink(snap)
+    stop = threading.Event()
+
+    def feed():  # a camera at ~30 fps while the tool runs
+        while not stop.is_set():
+            camera.write(jpeg)
+            time.sleep(0.03)
+
+    env = dict(os.environ)
+    env.pop("CAMCORE_SYNTHETIC_CAMERA", None)
+
+    def tool(*args):
+        return subprocess.run([TOOL, "capture", NODE, *args], capture_output=True, text=True,
+                              timeout=120, env=env, cwd="/tmp")
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    try:
+        r = tool("--frames", "3", "--snapshot", snap)
+        # With --output the raw stream is kept as MJPEG: then no PNG can be made.
+        r2 = tool("--frames", "2", "--snapshot", snap + ".2", "--output", "/tmp/kernel-cli-raw.mjpeg")
+    finally:
+        stop.set()
+        t.join()
+    print(r.stdout, r.stderr, r2.stdout, r2.stderr)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].startswith(f"  format    MJPG {W}x{H} at ") and lines[1].endswith("(decoded to RGB3)"), lines
+    assert lines[3] == f"  snapshot  {snap} ({W}x{H} PNG)", lines
+    w, h, rows = png_pixels(snap)
+    assert (w, h) == (W, H)
+    got = np.frombuffer(b"".join(bytes(x) for x in rows), dtype=np.uint8).reshape(H, W, 3)
+    d = np.abs(got.astype(np.int16) - tj.decode_rgb(jpeg).astype(np.int16))
+    assert d.max() <= 1, f"snapshot differs from TurboJPEG's decode by up to {d.max()}"
+    r = r2
+    assert r.returncode != 0 and "an MJPEG snapshot works without --output" in r.stderr, (r.returncode, r.stderr)
+
+
 def test_S26_corrupt_jpegs_are_counted_not_delivered(camera, camcore, tj):
     """Between good frames the camera sends a truncated JPEG (no end marker),
     bytes that are no JPEG at all, and a JPEG of the wrong size: each is

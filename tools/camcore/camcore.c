@@ -61,8 +61,10 @@ static void usage(FILE *out)
         "                             --frames/--seconds it runs until Ctrl-C (30 frames\n"
         "                             when only --snapshot is given). Unset settings are\n"
         "                             negotiated (1280x720, 15-30 fps by default).\n"
-        "                             --snapshot writes the last frame as PNG; --output\n"
-        "                             writes the raw frames, rows unpadded.\n"
+        "                             --snapshot writes the last frame as PNG (an MJPEG\n"
+        "                             camera's frames are decoded for it unless --output\n"
+        "                             is given); --output writes the raw frames, rows\n"
+        "                             unpadded.\n"
         "  monitor                    print the cameras present, then each camera\n"
         "                             connected or disconnected (udev hot-plug events;\n"
         "                             polling every 500 ms where udev has no monitor),\n"
@@ -1070,6 +1072,11 @@ static int cmd_capture(int argc, char **argv)
     cfg.fps = set.fps;
     if (fps)
         cfg.fps.numerator = fps, cfg.fps.denominator = 1;
+    /* A compressed stream (MJPEG) has no pixels to write a PNG from: when
+     * only the picture is wanted, camcore decodes it (S8, TurboJPEG). With
+     * --output the raw stream is kept as captured instead. */
+    if (snapshot && !output && (cfg.fourcc == CAMCORE_FOURCC_MJPEG || cfg.fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G')))
+        cfg.output_fourcc = CAMCORE_FOURCC_RGB24;
 
     memset(&c, 0, sizeof c);
     pthread_mutex_init(&c.lock, NULL);
@@ -1190,7 +1197,7 @@ static int cmd_capture(int argc, char **argv)
             uint8_t *rgb = malloc((size_t)c.kept->width * c.kept->height * 3);
             if (rgb == NULL || frame_to_rgb(c.kept, rgb) != 0) {
                 err("cannot convert %s frames to PNG for --snapshot (capture with --format "
-                    "YUYV, I420, NV12, RGB3, BGR3 or GREY)",
+                    "YUYV, I420, NV12, RGB3, BGR3 or GREY; an MJPEG snapshot works without --output)",
                     fourcc_text(c.kept->fourcc, code));
                 rc = EXIT_FAILED;
             } else if (write_png(snapshot, c.kept->width, c.kept->height, rgb) != 0) {
@@ -1228,8 +1235,11 @@ static int cmd_capture(int argc, char **argv)
     } else {
         printf("Captured %" PRIu64 " frames from %s (%s) in %.2f s%s\n", c.frames,
                dev->name, dev->node, elapsed, interrupted ? " (interrupted)" : "");
-        printf("  format    %s %" PRIu32 "x%" PRIu32 " at %s fps", fourcc_text(fmt.fourcc, code),
+        printf("  format    %s %" PRIu32 "x%" PRIu32 " at %s fps",
+               fourcc_text(fmt.source_fourcc ? fmt.source_fourcc : fmt.fourcc, code),
                fmt.width, fmt.height, fps_text(fmt.fps, a, sizeof a));
+        if (fmt.source_fourcc && fmt.source_fourcc != fmt.fourcc)
+            printf(" (decoded to %s)", fourcc_text(fmt.fourcc, code2));
         if (fmt.adjusted)
             printf(" (adjusted from %s %" PRIu32 "x%" PRIu32 ":%s%s%s)",
                    fourcc_text(cfg.fourcc, code2), cfg.width, cfg.height,
