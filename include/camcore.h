@@ -1327,7 +1327,8 @@ void camcore_control_list_free(camcore_control_list *list);
  * \param value    receives the value; untouched on failure.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL or closed capturer,
  *          value NULL), CAMCORE_E_NOT_SUPPORTED (the device has no such
- *          control, it is write-only, a button or a string; the synthetic
+ *          control, it is write-only, a button or a string — read strings
+ *          with camcore_capturer_get_control_string(); the synthetic
  *          camera), CAMCORE_E_NO_DEVICE, CAMCORE_E_IO.
  * \threadsafety Safe from any thread, including the control callback.
  */
@@ -1350,7 +1351,8 @@ int camcore_capturer_get_control(camcore_capturer *capturer, uint32_t id, int64_
  * \param applied  receives the value the driver applied; may be NULL.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (out of range, see above;
  *          NULL or closed capturer), CAMCORE_E_NOT_SUPPORTED (no such
- *          control, read-only, a string; the synthetic camera),
+ *          control, read-only, a string — see
+ *          camcore_capturer_set_control_string(); the synthetic camera),
  *          CAMCORE_E_STATE (inactive: an automatic mode rules it; or
  *          grabbed while streaming), CAMCORE_E_BUSY, CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_IO.
@@ -1358,6 +1360,48 @@ int camcore_capturer_get_control(camcore_capturer *capturer, uint32_t id, int64_
  */
 int camcore_capturer_set_control(camcore_capturer *capturer, uint32_t id, int64_t value,
                                  int64_t *applied);
+
+/**
+ * Reads a string control (CAMCORE_CONTROL_STRING, V4L2_CTRL_TYPE_STRING)
+ * with VIDIOC_G_EXT_CTRLS.
+ *
+ * \param capturer an open capturer.
+ * \param id       the control id.
+ * \param buffer   receives the text, UTF-8 and NUL-terminated; owned by
+ *                 the caller. Untouched on failure.
+ * \param size     bytes in buffer. The control's maximum (its longest
+ *                 length, in bytes, from camcore_control_info) + 1 always
+ *                 suffices.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL or closed capturer,
+ *          buffer NULL, size 0, or too small: the message gives the size
+ *          needed), CAMCORE_E_NOT_SUPPORTED (no such control, not a string
+ *          control, write-only; the synthetic camera), CAMCORE_E_NO_DEVICE,
+ *          CAMCORE_E_IO.
+ * \threadsafety Safe from any thread, including the control callback.
+ */
+int camcore_capturer_get_control_string(camcore_capturer *capturer, uint32_t id, char *buffer,
+                                        size_t size);
+
+/**
+ * Sets a string control (VIDIOC_S_EXT_CTRLS).
+ *
+ * Never cut short (S27): the length of value in bytes must lie within the
+ * control's minimum..maximum (and be minimum plus a multiple of step),
+ * else CAMCORE_E_INVALID_ARG with the valid lengths in
+ * camcore_last_error_message(). Read the text back with
+ * camcore_capturer_get_control_string() to see what the driver holds.
+ *
+ * \param capturer an open capturer, streaming or not.
+ * \param id       the control id.
+ * \param value    the text, NUL-terminated; borrowed for the call.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (length, see above; value
+ *          NULL; NULL or closed capturer), CAMCORE_E_NOT_SUPPORTED (no such
+ *          control, not a string control, read-only; the synthetic camera),
+ *          CAMCORE_E_STATE (inactive or grabbed), CAMCORE_E_BUSY,
+ *          CAMCORE_E_NO_DEVICE, CAMCORE_E_IO.
+ * \threadsafety Safe from any thread, including the control callback.
+ */
+int camcore_capturer_set_control_string(camcore_capturer *capturer, uint32_t id, const char *value);
 
 /** What changed, in a control-change callback; values equal V4L2_EVENT_CTRL_CH_*. */
 #define CAMCORE_CONTROL_CHANGED_VALUE 0x1u /**< The value changed. */

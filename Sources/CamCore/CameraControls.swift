@@ -93,6 +93,28 @@ public final class CameraControls: @unchecked Sendable {
         }
     }
 
+    /// The text of a string control (V4L2_CTRL_TYPE_STRING; UTF-8).
+    /// Errors: notSupported (no such control, not a string, write-only),
+    /// state (closed), io, noDevice.
+    public func string(_ id: UInt32) throws(CamError) -> String {
+        try withDevice { d throws(CamError) in try d.string(of: try d.query(id)) }
+    }
+
+    /// Sets a string control and returns the text the driver then holds.
+    /// The length in bytes must be within the control's minimum...maximum
+    /// (and on its step); anything else is refused with the valid lengths,
+    /// never cut short. Errors: notSupported, state, invalidArgument, busy,
+    /// io, noDevice.
+    @discardableResult
+    public func setString(_ id: UInt32, to text: String) throws(CamError) -> String {
+        try withDevice { d throws(CamError) in
+            let info = try d.query(id)
+            try info.checkString(text)
+            try d.setString(info, text)
+            return info.flags.contains(.writeOnly) ? text : try d.string(of: info)
+        }
+    }
+
     /// Sets (or with nil, removes) the handler of control-change events
     /// (V4L2_EVENT_CTRL for every listed control, including changes made
     /// through `set`). The handler runs on this capturer's control-event

@@ -129,6 +129,42 @@ struct ControlDevice {
         return Self.unpack(c, info.type)
     }
 
+    /// The text of a string control (VIDIOC_G_EXT_CTRLS with a buffer of
+    /// maximum + 1 bytes). Errors: notSupported (not a string, write-only),
+    /// or the errno's.
+    func string(of info: ControlInfo) throws(CamError) -> String {
+        guard info.type == .string else {
+            throw .notSupported("control \(info.label) is a \(info.type.name) control, not a string")
+        }
+        if info.flags.contains(.writeOnly) {
+            throw .notSupported("control \(info.label) is write-only; it has no value to read")
+        }
+        let size = Int(max(0, min(info.maximum, 1 << 20))) + 1
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        defer { buffer.deallocate() }
+        buffer.initialize(repeating: 0, count: size)
+        var c = v4l2_ext_control()
+        c.id = info.id
+        c.size = UInt32(size)
+        c.string = buffer
+        try transfer(&c, CC_VIDIOC_G_EXT_CTRLS, "VIDIOC_G_EXT_CTRLS", info)
+        buffer[size - 1] = 0
+        return String(cString: buffer)
+    }
+
+    /// Sets a string control (VIDIOC_S_EXT_CTRLS); `info.checkString`
+    /// has vetted the length.
+    func setString(_ info: ControlInfo, _ text: String) throws(CamError) {
+        var bytes = Array(text.utf8CString)
+        try bytes.withUnsafeMutableBufferPointer { b throws(CamError) in
+            var c = v4l2_ext_control()
+            c.id = info.id
+            c.size = UInt32(b.count)
+            c.string = b.baseAddress
+            try transfer(&c, CC_VIDIOC_S_EXT_CTRLS, "VIDIOC_S_EXT_CTRLS", info)
+        }
+    }
+
     /// Sets a value (VIDIOC_S_EXT_CTRLS) and returns what the driver wrote back.
     func set(_ info: ControlInfo, _ value: Int64) throws(CamError) -> Int64 {
         var c = v4l2_ext_control()

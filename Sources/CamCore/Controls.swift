@@ -171,6 +171,29 @@ public struct ControlInfo: Sendable, Equatable {
         }
     }
 
+    /// Checks that the string `text` may be set now (V4L2_CTRL_TYPE_STRING:
+    /// minimum and maximum are lengths in bytes, and the length must be
+    /// minimum plus a multiple of step, else the kernel refuses it).
+    /// Errors: notSupported (not a string control, read-only, disabled),
+    /// state (inactive, grabbed), invalidArgument (length or a NUL byte).
+    public func checkString(_ text: String) throws(CamError) {
+        if type != .string {
+            throw .notSupported("control \(label) is a \(type.name) control, not a string; set it as a number")
+        }
+        if flags.contains(.disabled) { throw .notSupported("control \(label) is disabled by the driver") }
+        if flags.contains(.readOnly) { throw .notSupported("control \(label) is read-only") }
+        if flags.contains(.inactive) { throw .state("control \(label) is inactive: another control is in charge of it") }
+        if flags.contains(.grabbed) {
+            throw .state("control \(label) is grabbed (locked while the device streams); stop the capture first")
+        }
+        let n = Int64(text.utf8.count)
+        if text.utf8.contains(0) { throw .invalidArgument("a string for control \(label) cannot contain a NUL byte") }
+        guard n >= minimum, n <= maximum, step <= 1 || (n - minimum) % step == 0 else {
+            throw .invalidArgument("a string of \(n) bytes does not fit control \(label): length from \(minimum) to \(maximum)"
+                + (step > 1 ? " in steps of \(step)" : ""))
+        }
+    }
+
     /// `value` (already within minimum...maximum) rounded to the step as
     /// the kernel's ROUND_TO_RANGE does: to the nearest multiple of `step`
     /// above `minimum`, halves going up, and a value within step/2 of the

@@ -63,6 +63,46 @@ public func cabi_capturer_set_control(_ capturer: OpaquePointer?, _ id: UInt32, 
     }
 }
 
+@_cdecl("camcore_capturer_get_control_string")
+public func cabi_capturer_get_control_string(_ capturer: OpaquePointer?, _ id: UInt32,
+                                             _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int32 {
+    let fn = "camcore_capturer_get_control_string"
+    guard let buffer else { return invalid("\(fn): buffer is NULL") }
+    guard size > 0 else { return invalid("\(fn): size is 0") }
+    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    do {
+        let text = try controls.string(id)
+        let bytes = Array(text.utf8)
+        guard bytes.count < size else {
+            return invalid("\(fn): the value has \(bytes.count) bytes; buffer needs \(bytes.count + 1), has \(size)"
+                + " (the control's maximum + 1 always suffices)")
+        }
+        bytes.withUnsafeBufferPointer { b in
+            if let src = b.baseAddress, b.count > 0 {
+                UnsafeMutableRawPointer(buffer).copyMemory(from: src, byteCount: b.count)
+            }
+        }
+        buffer[bytes.count] = 0
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_capturer_set_control_string")
+public func cabi_capturer_set_control_string(_ capturer: OpaquePointer?, _ id: UInt32,
+                                             _ value: UnsafePointer<CChar>?) -> Int32 {
+    let fn = "camcore_capturer_set_control_string"
+    guard let value else { return invalid("\(fn): value is NULL") }
+    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    do {
+        try controls.setString(id, to: String(cString: value))
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
 @_cdecl("camcore_control_callbacks_init")
 public func cabi_control_callbacks_init(_ cb: UnsafeMutablePointer<camcore_control_callbacks>?) {
     cb?.pointee = camcore_control_callbacks(

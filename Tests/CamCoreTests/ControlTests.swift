@@ -116,6 +116,35 @@ import Glibc
         guard case .notSupported? = error(string, 1) else { Issue.record("string set accepted"); return }
     }
 
+    @Test func test_S27_string_lengths_are_checked_never_cut() throws {
+        // vivid's 'String': 2...4 bytes, step 1.
+        let vividString = ControlInfo(id: 0x0098_f905, name: "String", type: .string, minimum: 2, maximum: 4, step: 1)
+        for ok in ["ab", "abc", "abcd", "äb"] { try vividString.checkString(ok) }
+        for bad in ["", "a", "abcde", "äbcd"] {  // "äbcd" is 4 characters but 5 bytes
+            guard case .invalidArgument(let m)? = stringError(vividString, bad) else {
+                Issue.record("\(bad) accepted"); continue
+            }
+            #expect(m.contains("length from 2 to 4"))
+        }
+        guard case .invalidArgument(let nul)? = stringError(vividString, "a\u{0}b") else {
+            Issue.record("NUL accepted"); return
+        }
+        #expect(nul.contains("NUL"))
+        let stepped = ControlInfo(id: 1, name: "Stepped", type: .string, minimum: 2, maximum: 8, step: 2)
+        try stepped.checkString("abcd")
+        guard case .invalidArgument(let s)? = stringError(stepped, "abc") else { Issue.record("off-step length"); return }
+        #expect(s.contains("in steps of 2"))
+        guard case .notSupported(let n)? = stringError(brightness, "12") else { Issue.record("number as string"); return }
+        #expect(n.contains("not a string"))
+        var readOnly = vividString
+        readOnly.flags.insert(.readOnly)
+        guard case .notSupported? = stringError(readOnly, "abc") else { Issue.record("read-only string set"); return }
+    }
+
+    private func stringError(_ c: ControlInfo, _ text: String) -> CamError? {
+        do { try c.checkString(text); return nil } catch { return error }
+    }
+
     @Test func test_S27_menus_refuse_skipped_indices() throws {
         #expect(try menu.check(1) == 1)
         #expect(try menu.check(3) == 3)

@@ -131,6 +131,10 @@ static int controls_section(void)
     int (*get_control)(camcore_capturer *, uint32_t, int64_t *) = camcore_capturer_get_control;
     int (*set_control)(camcore_capturer *, uint32_t, int64_t, int64_t *) =
         camcore_capturer_set_control;
+    int (*get_control_string)(camcore_capturer *, uint32_t, char *, size_t) =
+        camcore_capturer_get_control_string;
+    int (*set_control_string)(camcore_capturer *, uint32_t, const char *) =
+        camcore_capturer_set_control_string;
     void (*control_callbacks_init)(camcore_control_callbacks *) = camcore_control_callbacks_init;
     int (*set_control_callbacks)(camcore_capturer *, const camcore_control_callbacks *) =
         camcore_capturer_set_control_callbacks;
@@ -158,6 +162,7 @@ static int controls_section(void)
            CAMCORE_CID_TILT_ABSOLUTE;
     return (int)(sum & 1u) + (list_controls != 0) + (control_list_free != 0) +
            (get_control != 0) + (set_control != 0) + (control_callbacks_init != 0) +
+           (get_control_string != 0) + (set_control_string != 0) +
            (set_control_callbacks != 0) + (ccb.on_control_changed == 0);
 }
 

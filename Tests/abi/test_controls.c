@@ -152,6 +152,14 @@ static void test_S27_synthetic_get_set_not_supported(void)
     CHECK(applied == 77, "applied untouched on failure, got %lld", (long long)applied);
     CHECK_STATUS(camcore_capturer_set_control(cap, 0x12345678u, 0, NULL), CAMCORE_E_NOT_SUPPORTED,
                  "set an unknown id, applied NULL");
+    {
+        char text[8] = "keep";
+        CHECK_STATUS(camcore_capturer_get_control_string(cap, 0x00980905u, text, sizeof text),
+                     CAMCORE_E_NOT_SUPPORTED, "get a string control");
+        CHECK(strcmp(text, "keep") == 0, "buffer untouched on failure, got \"%s\"", text);
+        CHECK_STATUS(camcore_capturer_set_control_string(cap, 0x00980905u, "abc"), CAMCORE_E_NOT_SUPPORTED,
+                     "set a string control");
+    }
     camcore_capturer_close(cap);
 }
 
@@ -202,6 +210,19 @@ static void test_S31_control_bad_input(void)
                  CAMCORE_E_INVALID_ARG, "set NULL cap");
     CHECK_STATUS(camcore_capturer_set_control_callbacks(NULL, NULL), CAMCORE_E_INVALID_ARG,
                  "callbacks NULL cap");
+    {
+        char text[4];
+        CHECK_STATUS(camcore_capturer_get_control_string(NULL, 1, text, sizeof text), CAMCORE_E_INVALID_ARG,
+                     "get string NULL cap");
+        CHECK_STATUS(camcore_capturer_get_control_string(cap, 1, NULL, 4), CAMCORE_E_INVALID_ARG,
+                     "get string buffer NULL");
+        CHECK_STATUS(camcore_capturer_get_control_string(cap, 1, text, 0), CAMCORE_E_INVALID_ARG,
+                     "get string size 0");
+        CHECK_STATUS(camcore_capturer_set_control_string(cap, 1, NULL), CAMCORE_E_INVALID_ARG,
+                     "set string NULL value");
+        CHECK_STATUS(camcore_capturer_set_control_string(NULL, 1, "x"), CAMCORE_E_INVALID_ARG,
+                     "set string NULL cap");
+    }
     camcore_capturer_close(cap);
     /* A closed (freed) handle is refused, not dereferenced. */
     CHECK_STATUS(camcore_capturer_list_controls(cap, &list), CAMCORE_E_INVALID_ARG, "list closed");

@@ -217,6 +217,26 @@ def test_cli_controls_list(vivid_webcam, tool):
     assert [m["index"] for m in ctl["integer_menu"]["menu"]] == [2, 3, 4, 5, 6, 7, 8]
 
 
+def test_cli_controls_string(vivid_webcam, tool):
+    """A string control: listed with its text, set with --set NAME=TEXT (the
+    kernel sees it), a length outside 2..4 refused with the valid lengths."""
+    node = devices()[0]["node"]
+    before = {c["key"]: c for c in json.loads(run("--json", "controls", node).stdout)["controls"]}["string"]
+    assert before["type"] == "string" and "text" in before, before
+    try:
+        r = run("controls", node, "--set", "string=xyz")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines() == ['string: "xyz"']
+        assert "xyz" in v4l.v4l2_ctl("-d", node, "-C", "string")
+        assert re.search(r'^  string\s+0x0098f905 string\s+value="xyz" length 2\.\.4', run("controls", node).stdout, re.M)
+        doc = json.loads(run("--json", "controls", node, "--set", "string=ab").stdout)
+        assert [(x["key"], x["requested"], x["applied"]) for x in doc["set"]] == [("string", "ab", "ab")]
+        r = run("controls", node, "--set", "string=toolong")
+        assert r.returncode == 2 and "length from 2 to 4" in r.stderr, r.stderr
+    finally:
+        run("controls", node, "--set", f"string={before['text']}")
+
+
 def test_cli_controls_set(vivid_webcam, tool):
     node = devices()[0]["node"]
     try:

@@ -254,11 +254,53 @@ def test_S27_button_int64_bitmask_boolean(vivid, camcore):
         bo.set(2)
 
     s = cap.control(CID_STRING)
-    assert s.type == "string" and (s.minimum, s.maximum) == (2, 4)
-    with pytest.raises(camcore.NotSupportedError):
-        s.value
+    assert s.type == "string" and (s.minimum, s.maximum, s.step) == (2, 4, 1)
     with pytest.raises(camcore.NotSupportedError):
         cap.get_control(0x0098F908)  # an array control: not wrapped, reachable through the fd
+
+
+def test_S27_string_control(vivid, camcore):
+    """vivid's 'String' (2..4 bytes): read, set, seen by the kernel through
+    another fd; lengths outside the range, a too-small buffer and string calls
+    on a number control are refused with the valid lengths, nothing cut short."""
+    import ctypes
+
+    m, dev, cap = vivid
+    s = cap.control(CID_STRING)
+    before = s.value
+    assert isinstance(before, str) and 2 <= len(before.encode()) <= 4, repr(before)
+    try:
+        assert s.set("abc") == "abc" and s.value == "abc"
+        assert cap.get_control_string(CID_STRING, 4) == "abc"
+        kernel = ctl_list(dev.node)[CID_STRING]
+        assert kernel["type"] == "str" and "abc" in kernel.get("value", ""), kernel
+        cap.set_control_string(CID_STRING, "wxyz")
+        assert s.value == "wxyz"
+        for bad in ("a", "abcde", ""):
+            with pytest.raises(camcore.InvalidArgError) as e:
+                s.set(bad)
+            assert "length from 2 to 4" in e.value.detail, e.value.detail
+            assert s.value == "wxyz"
+        with pytest.raises(camcore.InvalidArgError):
+            s.set(12)
+        # The C call with a buffer too small for the value: refused, size named.
+        buf = ctypes.create_string_buffer(b"keep", 4)
+        rc = camcore._lib.camcore_capturer_get_control_string(cap._h(), CID_STRING, buf, 4)
+        assert rc == camcore.E_INVALID_ARG and buf.raw == b"keep"
+        assert "needs 5" in camcore._lib.camcore_last_error_message().decode()
+        # String calls on a number control, number calls on the string control.
+        with pytest.raises(camcore.NotSupportedError) as e:
+            cap.set_control_string(camcore.CID_BRIGHTNESS, "12")
+        assert "not a string" in e.value.detail
+        with pytest.raises(camcore.NotSupportedError):
+            cap.get_control_string(camcore.CID_BRIGHTNESS)
+        with pytest.raises(camcore.NotSupportedError):
+            cap.get_control(CID_STRING)
+        with pytest.raises(camcore.NotSupportedError):
+            cap.get_control_string(0x0098F9FF)  # no such control
+    finally:
+        cap.set_control_string(CID_STRING, before)
+    assert s.value == before
 
 
 def test_S27_change_from_another_process_reported(vivid, camcore):

@@ -76,6 +76,13 @@ def test_S27_synthetic_get_and_set_are_not_supported(cap):
     assert "no controls" in e.value.detail
     with pytest.raises(camcore.NotSupportedError):
         cap.set_control(camcore.CID_BRIGHTNESS, 10)
+    with pytest.raises(camcore.NotSupportedError) as e:
+        cap.get_control_string(0x0098F905)
+    assert "no controls" in e.value.detail
+    with pytest.raises(camcore.NotSupportedError):
+        cap.set_control_string(0x0098F905, "abc")
+    with pytest.raises(camcore.InvalidArgError):
+        cap.set_control_string(0x0098F905, 12)  # not a str: refused before the library
     # Also while streaming.
     cap.start(width=160, height=120, fps=60)
     try:

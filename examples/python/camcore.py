@@ -49,12 +49,9 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import ctypes.util
 import dataclasses
 import logging
 import os
-import shutil
-import subprocess
 import threading
 from ctypes import (
     CFUNCTYPE,
@@ -375,6 +372,11 @@ _PROTOTYPES = [
 
 
 def _pkg_config_libdir() -> Optional[str]:
+    # Imported here, not at the top: only a lookup without CAMCORE_LIBRARY
+    # pays for them (they are a good part of a bare `import camcore`).
+    import shutil
+    import subprocess
+
     exe = shutil.which("pkg-config")
     if not exe:
         return None
@@ -404,7 +406,9 @@ def _load() -> Tuple[ctypes.CDLL, str]:
                     return ctypes.CDLL(path), path
                 except OSError as e:
                     tried.append(f"{path}: {e}")
-    for name in (ctypes.util.find_library("camcore"), "libcamcore.so.0", "libcamcore.so"):
+    from ctypes.util import find_library
+
+    for name in (find_library("camcore"), "libcamcore.so.0", "libcamcore.so"):
         if not name:
             continue
         try:
@@ -1683,6 +1687,8 @@ _CONTROL_PROTOTYPES = [
     ("camcore_capturer_get_control", c_int, [_capturer_p, c_uint32, POINTER(_c_int64)]),
     ("camcore_capturer_set_control", c_int,
      [_capturer_p, c_uint32, _c_int64, POINTER(_c_int64)]),
+    ("camcore_capturer_get_control_string", c_int, [_capturer_p, c_uint32, c_void_p, c_size_t]),
+    ("camcore_capturer_set_control_string", c_int, [_capturer_p, c_uint32, c_char_p]),
     ("camcore_control_callbacks_init", None, [POINTER(camcore_control_callbacks)]),
     ("camcore_capturer_set_control_callbacks", c_int,
      [_capturer_p, POINTER(camcore_control_callbacks)]),
@@ -1769,7 +1775,8 @@ class Control:
         self.maximum: int = c.maximum
         self.step: int = c.step
         self.default: int = c.default_value
-        #: The value when listed (0 for buttons, write-only and string controls).
+        #: The value when listed (0 for buttons, write-only and string controls;
+        #: read a string control's text with .value).
         self.listed_value: int = c.value
         self.flags: int = c.flags
         self.menu: List[MenuItem] = [
@@ -1792,18 +1799,25 @@ class Control:
     grabbed = property(lambda self: bool(self.flags & CONTROL_FLAG_GRABBED))
 
     @property
-    def value(self) -> int:
-        """The current value (camcore_capturer_get_control). Raises NotSupportedError
-        for buttons, write-only and string controls."""
+    def value(self) -> Union[int, str]:
+        """The current value (camcore_capturer_get_control); the text of a string
+        control (camcore_capturer_get_control_string). Raises NotSupportedError for
+        buttons and write-only controls."""
+        if self.type_code == CONTROL_TYPE_STRING:
+            return self._capturer.get_control_string(self.id, self.maximum)
         return self._capturer.get_control(self.id)
 
     @value.setter
     def value(self, v) -> None:
         self.set(v)
 
-    def set(self, v) -> int:
+    def set(self, v) -> Union[int, str]:
         """Sets the control and returns the value the driver applied. ``v`` is an
-        int, a bool, or for menus an item's name."""
+        int, a bool, for menus an item's name, for string controls a str (its
+        UTF-8 length within minimum..maximum; the text read back is returned)."""
+        if self.type_code == CONTROL_TYPE_STRING:
+            self._capturer.set_control_string(self.id, v)
+            return v if self.write_only else self._capturer.get_control_string(self.id, self.maximum)
         if isinstance(v, str):
             want = control_key(v)
             for item in self.menu:
@@ -1881,6 +1895,28 @@ def _capturer_set_control(self: "Capturer", control_id: int, value: int) -> int:
     return applied.value
 
 
+def _capturer_get_control_string(self: "Capturer", control_id: int, max_bytes: int = 4096) -> str:
+    """The text of string control ``control_id`` (camcore_capturer_get_control_string).
+    ``max_bytes``: the longest text expected (Control.maximum of the control)."""
+    size = max(1, int(max_bytes)) + 1
+    buf = ctypes.create_string_buffer(size)
+    _check(_lib.camcore_capturer_get_control_string(self._h(), _u32("control_id", control_id),
+                                                    buf, size),
+           f"camcore_capturer_get_control_string(0x{control_id:08x})")
+    return buf.value.decode("utf-8", "replace")
+
+
+def _capturer_set_control_string(self: "Capturer", control_id: int, text: str) -> None:
+    """Sets string control ``control_id`` (camcore_capturer_set_control_string). Its
+    length in UTF-8 bytes must fit the control's range, else InvalidArgError."""
+    if not isinstance(text, str):
+        raise InvalidArgError(f"a string control takes a str, not {type(text).__name__}",
+                              status=E_INVALID_ARG)
+    _check(_lib.camcore_capturer_set_control_string(self._h(), _u32("control_id", control_id),
+                                                    text.encode("utf-8")),
+           f"camcore_capturer_set_control_string(0x{control_id:08x}, {text!r})")
+
+
 def _capturer_on_control_changed(self: "Capturer", callback: Optional[OnControlChanged]) -> None:
     """Calls ``callback(change: ControlChange)`` on camcore's control-event thread
     whenever a control's value, flags or range changes (including changes made
@@ -1921,6 +1957,8 @@ def _install_control_methods() -> None:
     Capturer.control = _capturer_control
     Capturer.get_control = _capturer_get_control
     Capturer.set_control = _capturer_set_control
+    Capturer.get_control_string = _capturer_get_control_string
+    Capturer.set_control_string = _capturer_set_control_string
     Capturer.on_control_changed = _capturer_on_control_changed
 
 

@@ -1538,7 +1538,19 @@ static const char *menu_label(const camcore_control_info *c, int64_t value)
     return NULL;
 }
 
-static void print_control_text(const camcore_control_info *c)
+/* The text of a string control, malloc'd (free it); NULL if it cannot be read. */
+static char *control_text(camcore_capturer *cap, const camcore_control_info *c)
+{
+    size_t size = (size_t)(c->maximum > 0 && c->maximum < (1 << 20) ? c->maximum : 0) + 1;
+    char *text = malloc(size);
+    if (text != NULL && camcore_capturer_get_control_string(cap, c->id, text, size) != CAMCORE_OK) {
+        free(text);
+        text = NULL;
+    }
+    return text;
+}
+
+static void print_control_text(camcore_capturer *cap, const camcore_control_info *c)
 {
     char key[64];
     const char *label;
@@ -1552,9 +1564,14 @@ static void print_control_text(const camcore_control_info *c)
     case CAMCORE_CONTROL_TYPE_BUTTON:
         printf(" (button)");
         break;
-    case CAMCORE_CONTROL_TYPE_STRING:
+    case CAMCORE_CONTROL_TYPE_STRING: {
+        char *text = control_text(cap, c);
+        if (text != NULL)
+            printf(" value=\"%s\"", text);
         printf(" length %lld..%lld", (long long)c->minimum, (long long)c->maximum);
+        free(text);
         break;
+    }
     case CAMCORE_CONTROL_TYPE_BITMASK:
         printf(" value=0x%08llx mask=0x%08llx default=0x%08llx", (unsigned long long)c->value,
                (unsigned long long)c->maximum, (unsigned long long)c->default_value);
@@ -1584,7 +1601,7 @@ static void print_control_text(const camcore_control_info *c)
         printf("      %" PRIu32 ": %s\n", c->menu[i].index, c->menu[i].name);
 }
 
-static void print_control_json(const camcore_control_info *c)
+static void print_control_json(camcore_capturer *cap, const camcore_control_info *c)
 {
     char key[64];
     size_t f;
@@ -1602,6 +1619,12 @@ static void print_control_json(const camcore_control_info *c)
     json_kv_int(&first, "step", c->step);
     json_kv_int(&first, "default", c->default_value);
     json_kv_int(&first, "value", c->value);
+    if (c->type == CAMCORE_CONTROL_TYPE_STRING) {
+        char *text = control_text(cap, c);
+        if (text != NULL)
+            json_kv_str(&first, "text", text);
+        free(text);
+    }
     json_kv_int(&first, "flags_raw", c->flags);
     printf(", \"flags\": [");
     for (f = 0; f < sizeof control_flags / sizeof control_flags[0]; f++)
@@ -1681,13 +1704,13 @@ static int cmd_controls(int argc, char **argv)
             printf(", \"controls\": [");
             for (k = 0; k < list->count; k++) {
                 printf("%s", k ? ", " : "");
-                print_control_json(&list->controls[k]);
+                print_control_json(cap, &list->controls[k]);
             }
             printf("]}\n");
         } else {
             printf("Controls of %s (%s):\n", dev->name, dev->node);
             for (k = 0; k < list->count; k++)
-                print_control_text(&list->controls[k]);
+                print_control_text(cap, &list->controls[k]);
             if (list->count == 0)
                 printf("  (none)\n");
         }
@@ -1718,6 +1741,32 @@ static int cmd_controls(int argc, char **argv)
                 spec ? " " : "", spec ? spec : "");
             rc = EXIT_USAGE;
             break;
+        }
+        if (c->type == CAMCORE_CONTROL_TYPE_STRING) {
+            char *text;
+            char key[64];
+            st = camcore_capturer_set_control_string(cap, c->id, eq + 1);
+            if (st != CAMCORE_OK) {
+                err("cannot set %s to \"%s\": %s", c->name, eq + 1, camcore_last_error_message());
+                rc = exit_code(st);
+                break;
+            }
+            text = control_text(cap, c);
+            control_key(c->name, key, sizeof key);
+            if (g_json) {
+                int first = 1;
+                printf("%s{", i ? ", " : "");
+                json_kv_int(&first, "id", c->id);
+                json_kv_str(&first, "name", c->name);
+                json_kv_str(&first, "key", key);
+                json_kv_str(&first, "requested", eq + 1);
+                json_kv_str(&first, "applied", text ? text : eq + 1);
+                putchar('}');
+            } else {
+                printf("%s: \"%s\"\n", key, text ? text : eq + 1);
+            }
+            free(text);
+            continue;
         }
         if (parse_control_value(c, eq + 1, &value) != 0) {
             rc = EXIT_USAGE;
