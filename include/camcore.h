@@ -1367,8 +1367,9 @@ int camcore_capturer_set_control(camcore_capturer *capturer, uint32_t id, int64_
  *
  * \param capturer an open capturer.
  * \param id       the control id.
- * \param buffer   receives the text, UTF-8 and NUL-terminated; owned by
- *                 the caller. Untouched on failure.
+ * \param buffer   receives the bytes the driver holds (usually UTF-8, not
+ *                 checked) and a NUL; owned by the caller. Untouched on
+ *                 failure.
  * \param size     bytes in buffer. The control's maximum (its longest
  *                 length, in bytes, from camcore_control_info) + 1 always
  *                 suffices.
@@ -1393,7 +1394,8 @@ int camcore_capturer_get_control_string(camcore_capturer *capturer, uint32_t id,
  *
  * \param capturer an open capturer, streaming or not.
  * \param id       the control id.
- * \param value    the text, NUL-terminated; borrowed for the call.
+ * \param value    the text, NUL-terminated; its bytes are sent as they are
+ *                 (no re-encoding); borrowed for the call.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (length, see above; value
  *          NULL; NULL or closed capturer), CAMCORE_E_NOT_SUPPORTED (no such
  *          control, not a string control, read-only; the synthetic camera),

@@ -93,25 +93,39 @@ public final class CameraControls: @unchecked Sendable {
         }
     }
 
-    /// The text of a string control (V4L2_CTRL_TYPE_STRING; UTF-8).
-    /// Errors: notSupported (no such control, not a string, write-only),
-    /// state (closed), io, noDevice.
+    /// The text of a string control (V4L2_CTRL_TYPE_STRING), decoded as
+    /// UTF-8 (invalid sequences become U+FFFD; `stringBytes` gives them
+    /// as they are). Errors: notSupported (no such control, not a string,
+    /// write-only), state (closed), io, noDevice.
     public func string(_ id: UInt32) throws(CamError) -> String {
-        try withDevice { d throws(CamError) in try d.string(of: try d.query(id)) }
+        String(decoding: try stringBytes(id), as: UTF8.self)
+    }
+
+    /// The bytes of a string control as the driver holds them (no NUL;
+    /// at most the control's maximum). Errors: as `string`.
+    public func stringBytes(_ id: UInt32) throws(CamError) -> [UInt8] {
+        try withDevice { d throws(CamError) in try d.stringBytes(of: try d.query(id)) }
     }
 
     /// Sets a string control and returns the text the driver then holds.
     /// The length in bytes must be within the control's minimum...maximum
-    /// (and on its step); anything else is refused with the valid lengths,
-    /// never cut short. Errors: notSupported, state, invalidArgument, busy,
-    /// io, noDevice.
+    /// (and on its step), and no NUL: anything else is refused with the
+    /// valid lengths, never cut short. Errors: notSupported, state,
+    /// invalidArgument, busy, io, noDevice.
     @discardableResult
     public func setString(_ id: UInt32, to text: String) throws(CamError) -> String {
+        String(decoding: try setString(id, bytes: Array(text.utf8)), as: UTF8.self)
+    }
+
+    /// `setString` with the exact bytes to send (the C ABI passes C
+    /// strings through unchanged); returns the bytes the driver then holds.
+    @discardableResult
+    public func setString(_ id: UInt32, bytes: [UInt8]) throws(CamError) -> [UInt8] {
         try withDevice { d throws(CamError) in
             let info = try d.query(id)
-            try info.checkString(text)
-            try d.setString(info, text)
-            return info.flags.contains(.writeOnly) ? text : try d.string(of: info)
+            try info.checkString(bytes: bytes)
+            try d.setString(info, bytes: bytes)
+            return info.flags.contains(.writeOnly) ? bytes : try d.stringBytes(of: info)
         }
     }
 

@@ -129,10 +129,10 @@ struct ControlDevice {
         return Self.unpack(c, info.type)
     }
 
-    /// The text of a string control (VIDIOC_G_EXT_CTRLS with a buffer of
-    /// maximum + 1 bytes). Errors: notSupported (not a string, write-only),
-    /// or the errno's.
-    func string(of info: ControlInfo) throws(CamError) -> String {
+    /// The bytes of a string control, without the NUL (VIDIOC_G_EXT_CTRLS
+    /// with a buffer of maximum + 1 bytes, so never more than maximum).
+    /// Errors: notSupported (not a string, write-only), or the errno's.
+    func stringBytes(of info: ControlInfo) throws(CamError) -> [UInt8] {
         guard info.type == .string else {
             throw .notSupported("control \(info.label) is a \(info.type.name) control, not a string")
         }
@@ -140,27 +140,26 @@ struct ControlDevice {
             throw .notSupported("control \(info.label) is write-only; it has no value to read")
         }
         let size = Int(max(0, min(info.maximum, 1 << 20))) + 1
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-        defer { buffer.deallocate() }
-        buffer.initialize(repeating: 0, count: size)
-        var c = v4l2_ext_control()
-        c.id = info.id
-        c.size = UInt32(size)
-        c.string = buffer
-        try transfer(&c, CC_VIDIOC_G_EXT_CTRLS, "VIDIOC_G_EXT_CTRLS", info)
-        buffer[size - 1] = 0
-        return String(cString: buffer)
-    }
-
-    /// Sets a string control (VIDIOC_S_EXT_CTRLS); `info.checkString`
-    /// has vetted the length.
-    func setString(_ info: ControlInfo, _ text: String) throws(CamError) {
-        var bytes = Array(text.utf8CString)
-        try bytes.withUnsafeMutableBufferPointer { b throws(CamError) in
+        var buffer = [UInt8](repeating: 0, count: size)
+        try buffer.withUnsafeMutableBufferPointer { b throws(CamError) in
             var c = v4l2_ext_control()
             c.id = info.id
-            c.size = UInt32(b.count)
-            c.string = b.baseAddress
+            c.size = UInt32(size)
+            c.string = UnsafeMutableRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self)
+            try transfer(&c, CC_VIDIOC_G_EXT_CTRLS, "VIDIOC_G_EXT_CTRLS", info)
+        }
+        return Array(buffer.prefix { $0 != 0 })
+    }
+
+    /// Sets a string control (VIDIOC_S_EXT_CTRLS) to these exact bytes;
+    /// `info.checkString(bytes:)` has vetted them.
+    func setString(_ info: ControlInfo, bytes: [UInt8]) throws(CamError) {
+        var b = bytes + [0]
+        try b.withUnsafeMutableBufferPointer { p throws(CamError) in
+            var c = v4l2_ext_control()
+            c.id = info.id
+            c.size = UInt32(p.count)
+            c.string = UnsafeMutableRawPointer(p.baseAddress!).assumingMemoryBound(to: CChar.self)
             try transfer(&c, CC_VIDIOC_S_EXT_CTRLS, "VIDIOC_S_EXT_CTRLS", info)
         }
     }

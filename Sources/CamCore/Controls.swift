@@ -176,7 +176,10 @@ public struct ControlInfo: Sendable, Equatable {
     /// minimum plus a multiple of step, else the kernel refuses it).
     /// Errors: notSupported (not a string control, read-only, disabled),
     /// state (inactive, grabbed), invalidArgument (length or a NUL byte).
-    public func checkString(_ text: String) throws(CamError) {
+    public func checkString(_ text: String) throws(CamError) { try checkString(bytes: Array(text.utf8)) }
+
+    /// `checkString` for the exact bytes to be sent (no UTF-8 repair).
+    public func checkString(bytes: [UInt8]) throws(CamError) {
         if type != .string {
             throw .notSupported("control \(label) is a \(type.name) control, not a string; set it as a number")
         }
@@ -186,8 +189,8 @@ public struct ControlInfo: Sendable, Equatable {
         if flags.contains(.grabbed) {
             throw .state("control \(label) is grabbed (locked while the device streams); stop the capture first")
         }
-        let n = Int64(text.utf8.count)
-        if text.utf8.contains(0) { throw .invalidArgument("a string for control \(label) cannot contain a NUL byte") }
+        if bytes.contains(0) { throw .invalidArgument("a string for control \(label) cannot contain a NUL byte") }
+        let n = Int64(bytes.count)
         guard n >= minimum, n <= maximum, step <= 1 || (n - minimum) % step == 0 else {
             throw .invalidArgument("a string of \(n) bytes does not fit control \(label): length from \(minimum) to \(maximum)"
                 + (step > 1 ? " in steps of \(step)" : ""))

@@ -433,7 +433,7 @@ final class V4L2Capture: CaptureBackend {
         let videobuf2 = req.capabilities & UInt32(V4L2_BUF_CAP_SUPPORTS_MMAP) != 0
         // From here on stop() frees the driver's queue and the mappings.
         let s = Stream(fd: node.fd, path: device.node, waker: waker, pool: pool, bufType: bufType, format: format,
-                           memStrides: memStrides, videobuf2: videobuf2)
+                       memStrides: memStrides, videobuf2: videobuf2)
         stream = s
         format.bufferCount = granted
         var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))

@@ -68,13 +68,14 @@ public func cabi_capturer_get_control_string(_ capturer: OpaquePointer?, _ id: U
                                              _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int32 {
     let fn = "camcore_capturer_get_control_string"
     guard let buffer else { return invalid("\(fn): buffer is NULL") }
-    guard size > 0 else { return invalid("\(fn): size is 0") }
+    guard size != 0 else { return invalid("\(fn): size is 0") }
+    // size_t above Int.max arrives negative: as good as unlimited.
+    let room = size < 0 ? Int.max : size
     guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
     do {
-        let text = try controls.string(id)
-        let bytes = Array(text.utf8)
-        guard bytes.count < size else {
-            return invalid("\(fn): the value has \(bytes.count) bytes; buffer needs \(bytes.count + 1), has \(size)"
+        let bytes = try controls.stringBytes(id)
+        guard bytes.count < room else {
+            return invalid("\(fn): the value has \(bytes.count) bytes; buffer needs \(bytes.count + 1), has \(room)"
                 + " (the control's maximum + 1 always suffices)")
         }
         bytes.withUnsafeBufferPointer { b in
@@ -96,7 +97,10 @@ public func cabi_capturer_set_control_string(_ capturer: OpaquePointer?, _ id: U
     guard let value else { return invalid("\(fn): value is NULL") }
     guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
     do {
-        try controls.setString(id, to: String(cString: value))
+        // The bytes as given (strlen), not re-encoded: no UTF-8 repair.
+        let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
+                                              count: strlen(value)))
+        try controls.setString(id, bytes: bytes)
         return 0
     } catch {
         return fail(error)

@@ -283,6 +283,18 @@ def test_S27_string_control(vivid, camcore):
             assert s.value == "wxyz"
         with pytest.raises(camcore.InvalidArgError):
             s.set(12)
+        # Bytes go through as they are, in both directions: not UTF-8 is not
+        # rewritten (and a maximum + 1 buffer always holds the value).
+        h = cap._h()
+        assert camcore._lib.camcore_capturer_set_control_string(h, CID_STRING, b"\xff\xfe\xfd") == 0
+        raw = ctypes.create_string_buffer(5)
+        assert camcore._lib.camcore_capturer_get_control_string(h, CID_STRING, raw, 5) == 0
+        assert raw.raw == b"\xff\xfe\xfd\x00\x00"
+        assert s.value == "\ufffd\ufffd\ufffd"
+        with pytest.raises(camcore.InvalidArgError) as e:
+            s.set("ab\0cd")  # would reach the driver as "ab": refused instead
+        assert "NUL" in e.value.detail
+        cap.set_control_string(CID_STRING, "wxyz")
         # The C call with a buffer too small for the value: refused, size named.
         buf = ctypes.create_string_buffer(b"keep", 4)
         rc = camcore._lib.camcore_capturer_get_control_string(cap._h(), CID_STRING, buf, 4)

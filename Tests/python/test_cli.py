@@ -74,7 +74,7 @@ def test_cli_usage_errors_exit_2(tool):
     r = run(tool, "frobnicate")
     assert r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr
     r = run(tool, "capture", "--frames", "x")
-    assert r.returncode == 2 and "--frames 'x' is not a positive number" in r.stderr
+    assert r.returncode == 2 and "--frames 'x' is not a number from 1 to 4294967295" in r.stderr
     r = run(tool, "capture", "--frames", "3", "--seconds", "1")
     assert r.returncode == 2 and "not both" in r.stderr
     r = run(tool, "capture", "--size", "640")
@@ -154,6 +154,21 @@ def test_S22_cli_capture_frames_snapshot_output(tool, tmp_path):
     # The raw frames are YUYV: luma varies across the colour bars.
     first_row = raw.read_bytes()[:320 * 2]
     assert len(set(first_row[0::2])) >= 4
+
+
+def test_S31_cli_capture_file_names_checked_before_capturing(tool, tmp_path):
+    """An empty, unwritable or doubly used file name fails at once (no capture)."""
+    r = run(tool, "capture", "--frames", "1", "--snapshot", "")
+    assert r.returncode == 2 and "--snapshot needs a file name" in r.stderr, r.stderr
+    r = run(tool, "capture", "--frames", "1", "--snapshot", str(tmp_path / "no" / "dir.png"))
+    assert r.returncode == 1 and f"cannot create {tmp_path / 'no' / 'dir.png'}: No such file" in r.stderr
+    assert "Captured" not in r.stdout
+    same = str(tmp_path / "same.png")
+    r = run(tool, "capture", "--frames", "1", "--snapshot", same, "--output", same)
+    assert r.returncode == 2 and "name the same file" in r.stderr, r.stderr
+    r = run(tool, "capture", "--frames", "99999999999999999999")
+    assert r.returncode == 2 and "is not a number from 1 to 4294967295" in r.stderr, r.stderr
+    assert not (tmp_path / "same.png").exists()
 
 
 def test_S22_cli_capture_json_seconds_i420(tool, tmp_path):

@@ -83,6 +83,16 @@ def test_S27_synthetic_get_and_set_are_not_supported(cap):
         cap.set_control_string(0x0098F905, "abc")
     with pytest.raises(camcore.InvalidArgError):
         cap.set_control_string(0x0098F905, 12)  # not a str: refused before the library
+    # Bad arguments are camcore errors, never TypeError/ValueError/MemoryError.
+    for args in [(None,), ("abc",), (1.5,), (-1,), (2**33,), (1, 0), (1, -3), (1, 2**40), (1, 1.5)]:
+        with pytest.raises(camcore.InvalidArgError):
+            cap.get_control_string(*args)
+    for text in ["a\0b", "\ud800", b"abc"]:
+        with pytest.raises(camcore.InvalidArgError):
+            cap.set_control_string(0x0098F905, text)
+    with pytest.raises(camcore.NotSupportedError) as e:
+        cap.set_control_string(0x0098F905, "x" * 1_000_000)
+    assert len(str(e.value)) < 1000  # the text is not copied into the message
     # Also while streaming.
     cap.start(width=160, height=120, fps=60)
     try:

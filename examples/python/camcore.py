@@ -1784,6 +1784,10 @@ class Control:
             for i in range(c.menu_count)] if c.menu_count else []
 
     @property
+    def _string_room(self) -> int:
+        return max(1, min(self.maximum, _STRING_CONTROL_MAX))
+
+    @property
     def range(self) -> Tuple[int, int, int]:
         """(minimum, maximum, step). Bitmask: maximum holds the settable bits."""
         return (self.minimum, self.maximum, self.step)
@@ -1804,7 +1808,7 @@ class Control:
         control (camcore_capturer_get_control_string). Raises NotSupportedError for
         buttons and write-only controls."""
         if self.type_code == CONTROL_TYPE_STRING:
-            return self._capturer.get_control_string(self.id, self.maximum)
+            return self._capturer.get_control_string(self.id, self._string_room)
         return self._capturer.get_control(self.id)
 
     @value.setter
@@ -1817,7 +1821,7 @@ class Control:
         UTF-8 length within minimum..maximum; the text read back is returned)."""
         if self.type_code == CONTROL_TYPE_STRING:
             self._capturer.set_control_string(self.id, v)
-            return v if self.write_only else self._capturer.get_control_string(self.id, self.maximum)
+            return v if self.write_only else self._capturer.get_control_string(self.id, self._string_room)
         if isinstance(v, str):
             want = control_key(v)
             for item in self.menu:
@@ -1895,26 +1899,47 @@ def _capturer_set_control(self: "Capturer", control_id: int, value: int) -> int:
     return applied.value
 
 
+def _control_id(value) -> int:
+    """A control id: an int in 0..2**32-1, else InvalidArgError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgError(f"a control id is an int, not {type(value).__name__}", status=E_INVALID_ARG)
+    return _u32("control_id", value)
+
+
+_STRING_CONTROL_MAX = 1 << 20
+
+
 def _capturer_get_control_string(self: "Capturer", control_id: int, max_bytes: int = 4096) -> str:
-    """The text of string control ``control_id`` (camcore_capturer_get_control_string).
-    ``max_bytes``: the longest text expected (Control.maximum of the control)."""
-    size = max(1, int(max_bytes)) + 1
-    buf = ctypes.create_string_buffer(size)
-    _check(_lib.camcore_capturer_get_control_string(self._h(), _u32("control_id", control_id),
-                                                    buf, size),
-           f"camcore_capturer_get_control_string(0x{control_id:08x})")
+    """The text of string control ``control_id`` (camcore_capturer_get_control_string),
+    decoded as UTF-8 (invalid bytes become U+FFFD). ``max_bytes``: the longest text
+    expected, 1..2**20 (Control.maximum of the control always suffices)."""
+    cid = _control_id(control_id)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 1 <= max_bytes <= _STRING_CONTROL_MAX:
+        raise InvalidArgError(f"max_bytes={max_bytes!r}: an int from 1 to {_STRING_CONTROL_MAX}",
+                              status=E_INVALID_ARG)
+    buf = ctypes.create_string_buffer(max_bytes + 1)
+    _check(_lib.camcore_capturer_get_control_string(self._h(), cid, buf, max_bytes + 1),
+           f"camcore_capturer_get_control_string(0x{cid:08x})")
     return buf.value.decode("utf-8", "replace")
 
 
 def _capturer_set_control_string(self: "Capturer", control_id: int, text: str) -> None:
     """Sets string control ``control_id`` (camcore_capturer_set_control_string). Its
-    length in UTF-8 bytes must fit the control's range, else InvalidArgError."""
+    length in UTF-8 bytes must fit the control's range and it may not hold a NUL,
+    else InvalidArgError; nothing is cut short."""
+    cid = _control_id(control_id)
     if not isinstance(text, str):
         raise InvalidArgError(f"a string control takes a str, not {type(text).__name__}",
                               status=E_INVALID_ARG)
-    _check(_lib.camcore_capturer_set_control_string(self._h(), _u32("control_id", control_id),
-                                                    text.encode("utf-8")),
-           f"camcore_capturer_set_control_string(0x{control_id:08x}, {text!r})")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgError(f"the text is not encodable as UTF-8: {e.reason}", status=E_INVALID_ARG) from None
+    if b"\0" in data:
+        raise InvalidArgError("a string control's text cannot contain a NUL character", status=E_INVALID_ARG)
+    shown = repr(text) if len(text) <= 40 else repr(text[:37]) + f"... ({len(data)} bytes)"
+    _check(_lib.camcore_capturer_set_control_string(self._h(), cid, data),
+           f"camcore_capturer_set_control_string(0x{cid:08x}, {shown})")
 
 
 def _capturer_on_control_changed(self: "Capturer", callback: Optional[OnControlChanged]) -> None:

@@ -73,7 +73,8 @@ static void usage(FILE *out)
         "                             list the controls with values and ranges, or set\n"
         "                             some. NAME: the short name shown (brightness), the\n"
         "                             full name, or the id (0x00980900). VALUE: a number,\n"
-        "                             0x... hex, true/false, or a menu item's name.\n"
+        "                             0x... hex, true/false, a menu item's name, or for\n"
+        "                             a string control its text.\n"
         "\n"
         "DEVICE is a camera id, a device node (/dev/video0) or an index from `list`.\n"
         "Default: the first camera, or camcore's synthetic camera (a test pattern)\n"
@@ -1023,13 +1024,13 @@ static int cmd_capture(int argc, char **argv)
                 return usage_error("capture: --format '%s' is not a FourCC (e.g. YUYV, NV12, MJPG)", val);
         } else if (!strcmp(opt, "--frames")) {
             if (parse_u32(val, &frames) || frames == 0)
-                return usage_error("capture: --frames '%s' is not a positive number", val);
+                return usage_error("capture: --frames '%s' is not a number from 1 to 4294967295", val);
             have_frames = 1;
         } else if (!strcmp(opt, "--seconds")) {
             char *end;
             seconds = strtod(val, &end);
             if (*end || !(seconds > 0) || seconds > 1e6)
-                return usage_error("capture: --seconds '%s' is not a positive number", val);
+                return usage_error("capture: --seconds '%s' is not a number of seconds above 0 (at most 1000000)", val);
             have_seconds = 1;
         } else if (!strcmp(opt, "--snapshot")) {
             snapshot = val;
@@ -1039,6 +1040,22 @@ static int cmd_capture(int argc, char **argv)
     }
     if (have_frames && have_seconds)
         return usage_error("capture: give --frames or --seconds, not both");
+    if ((snapshot && !*snapshot) || (output && !*output))
+        return usage_error("capture: %s needs a file name", snapshot && !*snapshot ? "--snapshot" : "--output");
+    if (snapshot && output && !strcmp(snapshot, output))
+        return usage_error("capture: --snapshot and --output name the same file '%s'", output);
+    if (snapshot) {
+        /* Find out now, not after the capture, that the picture cannot be saved. */
+        int existed = access(snapshot, F_OK) == 0;
+        FILE *probe = fopen(snapshot, "ab");
+        if (probe == NULL) {
+            err("cannot create %s: %s", snapshot, strerror(errno));
+            return EXIT_FAILED;
+        }
+        fclose(probe);
+        if (!existed)
+            remove(snapshot);
+    }
     if (snapshot && !have_frames && !have_seconds)
         frames = 30, have_frames = 1; /* let auto-exposure settle, then take the picture */
 
