@@ -26,33 +26,11 @@ say() { printf 'guest: %s\n' "$*"; }
 [ -n "${BENCH_LIB_DIR:-}" ] && export LD_LIBRARY_PATH=$BENCH_LIB_DIR
 unset CAMCORE_SYNTHETIC_CAMERA
 
-if ! udevadm control --ping >/dev/null 2>&1; then
-  for d in /lib/systemd/systemd-udevd /usr/lib/systemd/systemd-udevd; do
-    [ -x "$d" ] && { "$d" --daemon; break; }
-  done
-fi
-modprobe vivid n_devs=4 node_types=0x1,0x1,0x1,0x1 input_types=0x0,0x0,0x0,0x0 || { say "modprobe vivid failed"; exit 1; }
-udevadm settle --timeout=30
-vivid=()
-for i in 0 1 2 3; do
-  for n in /sys/class/video4linux/video*; do
-    [ "$(cat "$n/name" 2>/dev/null)" = "vivid-00$i-vid-cap" ] && vivid+=("/dev/$(basename "$n")")
-  done
-done
-[ "${#vivid[@]}" = 4 ] || { say "expected 4 vivid capture nodes, got: ${vivid[*]}"; exit 1; }
-v0=${vivid[0]}
+. "$repo/bench/guest_lib.sh"
+guest_start_udevd
+guest_load_vivid4
 common=(--device "$v0" --fourcc YUYV --size 640x480 --fps 120 --frames "$frames" --warmup 10)
 
-rec() {
-  local name=$1 run=$2 line
-  shift 2
-  line=$("$@" 2>>"$errlog" | tail -n 1)
-  if [[ $line == \{* ]]; then
-    printf '{"bench": "%s", "run": %s, "result": %s}\n' "$name" "$run" "$line" >> "$out"
-  else
-    say "FAILED: $name run $run: $*"
-  fi
-}
 say "frame path: $runs runs x $frames frames on $v0 (library: ${BENCH_LIB_DIR:-staged})"
 for r in $(seq 1 "$runs"); do
   rec framepath-bare "$r" "$bin/bare_capture" "${common[@]}"

@@ -53,32 +53,14 @@ cd "$repo" || exit 1
 say "$(uname -r), $(nproc) cpus, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo), icount ${BENCH_GUEST_ICOUNT:-1}"
 say "root: $(awk '$2 == "/" {print $3, $4}' /proc/mounts | head -1)"
 
-if ! udevadm control --ping >/dev/null 2>&1; then
-  for d in /lib/systemd/systemd-udevd /usr/lib/systemd/systemd-udevd; do
-    [ -x "$d" ] && { "$d" --daemon; break; }
-  done
-  udevadm trigger --action=add >/dev/null 2>&1
-fi
-udevadm settle --timeout=30
+. "$repo/bench/guest_lib.sh"
+guest_start_udevd
 
 export PYTHONPATH="$repo/examples/python${PYTHONPATH:+:$PYTHONPATH}"
 export CAMCORE_LIBRARY="$repo/build/prefix/lib/libcamcore.so.0"
 export LD_LIBRARY_PATH="$repo/build/prefix/lib"
 export PYTHONDONTWRITEBYTECODE=1
 unset CAMCORE_SYNTHETIC_CAMERA
-
-# rec NAME RUN CMD...: runs CMD, keeps its last stdout line (a JSON object).
-rec() {
-  local name=$1 run=$2 line
-  shift 2
-  line=$("$@" 2>>"$errlog" | tail -n 1)
-  if [[ $line == \{* ]]; then
-    printf '{"bench": "%s", "run": %s, "result": %s}\n' "$name" "$run" "$line" >> "$out"
-  else
-    say "FAILED: $name run $run: $*"
-    printf '{"bench": "%s", "run": %s, "error": true}\n' "$name" "$run" >> "$out"
-  fi
-}
 
 # wall NAME RUN CMD...: wall and CPU time of the whole process CMD (proc_time).
 wall() {
@@ -88,16 +70,7 @@ wall() {
 }
 
 # --- vivid: four webcam-like capture devices ----------------------------------
-modprobe vivid n_devs=4 node_types=0x1,0x1,0x1,0x1 input_types=0x0,0x0,0x0,0x0 || { say "modprobe vivid failed"; exit 1; }
-udevadm settle --timeout=30
-vivid=()
-for i in 0 1 2 3; do
-  for n in /sys/class/video4linux/video*; do
-    [ "$(cat "$n/name" 2>/dev/null)" = "vivid-00$i-vid-cap" ] && vivid+=("/dev/$(basename "$n")")
-  done
-done
-[ "${#vivid[@]}" = 4 ] || { say "expected 4 vivid capture nodes, got: ${vivid[*]}"; exit 1; }
-v0=${vivid[0]}
+guest_load_vivid4
 say "vivid nodes: ${vivid[*]}"
 v4l2-ctl -d "$v0" --list-frameintervals=width=640,height=480,pixelformat=YUYV 2>&1 | tr -s ' \t\n' ' ' | sed 's/^/guest: intervals 640x480: /'; echo
 # vivid shows its OSD text by default; keep the default pattern, same for everyone.

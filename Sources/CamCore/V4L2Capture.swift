@@ -127,64 +127,61 @@ private final class Stream {
 
     /// Waits for the next frame (or the waker) and fills `frame` in place.
     func next(into frame: inout Frame) -> BackendEvent {
-        let s = self
         var deviceEvents: UInt32 = 0, wakeEvents: UInt32 = 0
         let rc: Int32
-        if s.useEpoll.pointee {
-            rc = cc_epoll_wait2(s.epoll, 1000, &deviceEvents, &wakeEvents)
+        if useEpoll.pointee {
+            rc = cc_epoll_wait2(epoll, 1000, &deviceEvents, &wakeEvents)
             if rc == 0 {
                 // A second of nothing: make sure epoll is not sleeping
                 // through frames (a driver that registered no wait queue).
-                s.pollSet[0].revents = 0
-                if poll(s.pollSet, 1, 0) > 0 && s.pollSet[0].revents & Int16(POLLIN) != 0 {
-                    s.useEpoll.pointee = false
+                pollSet[0].revents = 0
+                if poll(pollSet, 1, 0) > 0 && pollSet[0].revents & Int16(POLLIN) != 0 {
+                    useEpoll.pointee = false
                     return .idle
                 }
             }
         } else {
-            s.pollSet[0].revents = 0
-            s.pollSet[1].revents = 0
-            rc = poll(s.pollSet, 2, 1000)
-            deviceEvents = UInt32(UInt16(bitPattern: s.pollSet[0].revents))
-            wakeEvents = UInt32(UInt16(bitPattern: s.pollSet[1].revents))
+            pollSet[0].revents = 0
+            pollSet[1].revents = 0
+            rc = poll(pollSet, 2, 1000)
+            deviceEvents = UInt32(UInt16(bitPattern: pollSet[0].revents))
+            wakeEvents = UInt32(UInt16(bitPattern: pollSet[1].revents))
         }
         if rc < 0 {
             return errno == EINTR ? .idle : .failed(CamError.fromErrno(errno, "waiting for a frame on \(path)"))
         }
         if wakeEvents != 0 {
-            s.waker.drain()
+            waker.drain()
             return .woken
         }
         if rc == 0 { return .idle }
         // EPOLLERR/EPOLLHUP have the values of POLLERR/POLLHUP.
         let deviceError = deviceEvents & CC_EPOLLERR_HUP != 0
         var b = v4l2_buffer()
-        b.type = s.bufType
+        b.type = bufType
         b.memory = V4L2_MEMORY_MMAP.rawValue
-        let planes = s.planes
-        if s.multiplanar {
+        if multiplanar {
             planes.update(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
             b.m.planes = planes
             b.length = UInt32(VIDEO_MAX_PLANES)
         }
-        let e = s.ioctl(CC_VIDIOC_DQBUF, &b)
+        let e = V4L2Node.rawIoctlErrno(fd, CC_VIDIOC_DQBUF, &b)
         if e == EAGAIN {
             if deviceError {
                 // An error with nothing to dequeue: the queue is broken. Give
                 // the driver a moment, then give up rather than spin.
-                s.errorPolls += 1
-                if s.errorPolls > 50 { return .failed(.io("\(path) reports an error on poll")) }
+                errorPolls += 1
+                if errorPolls > 50 { return .failed(.io("\(path) reports an error on poll")) }
                 usleep(10_000)
             }
             return .idle
         }
         if e != 0 { return .failed(CamError.fromErrno(e, "VIDIOC_DQBUF on \(path)")) }
-        if s.errorPolls != 0 { s.errorPolls = 0 }
+        if errorPolls != 0 { errorPolls = 0 }
         let slot = Int(b.index)
-        let pool = s.pool, poolRef = s.poolRef
         guard slot < pool.bufferCount else { return .failed(.internalError("DQBUF index \(slot) out of range")) }
         var flags: FrameFlags = b.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 ? .corrupted : []
-        if s.multiplanar && pool.planesPerBuffer > 1 {
+        if multiplanar && pool.planesPerBuffer > 1 {
             var ps = (Plane.empty, Plane.empty, Plane.empty)
             let n = min(pool.planesPerBuffer, 3)
             for i in 0..<n {
@@ -193,30 +190,30 @@ private final class Stream {
                 let off = Int(planes[i].data_offset)
                 let used = Int(planes[i].bytesused)
                 if used <= off || used > len { flags.insert(.corrupted) }
-                let p = Plane(base: m.base.map { $0 + min(off, len) }, stride: s.memStrides[i],
+                let p = Plane(base: m.base.map { $0 + min(off, len) }, stride: memStrides[i],
                               length: max(0, min(used, len) - off))
                 switch i { case 0: ps.0 = p; case 1: ps.1 = p; default: ps.2 = p }
             }
-            frame = Frame(fourcc: s.fourcc, width: s.width, height: s.height,
+            frame = Frame(fourcc: fourcc, width: width, height: height,
                           planeCount: n, planes: ps, timestampNs: 0, sequence: b.sequence,
                           flags: flags, poolRef: poolRef, slot: slot)
         } else {
             let m = pool.plane(slot, 0)
             guard let base = m.base else { return .failed(.internalError("buffer \(slot) is not mapped")) }
             let len = m.length
-            let off = s.multiplanar ? Int(planes[0].data_offset) : 0
-            let usedRaw = s.multiplanar ? Int(planes[0].bytesused) : Int(b.bytesused)
+            let off = multiplanar ? Int(planes[0].data_offset) : 0
+            let usedRaw = multiplanar ? Int(planes[0].bytesused) : Int(b.bytesused)
             let used = max(0, min(usedRaw, len) - off)
-            let split = PlaneLayout.split(s.fourcc, base: base + min(off, len), used: used,
-                                          stride: s.memStrides[0], height: s.height)
+            let split = PlaneLayout.split(fourcc, base: base + min(off, len), used: used,
+                                          stride: memStrides[0], height: height)
             if !split.complete { flags.insert(.corrupted) }
-            frame = Frame(fourcc: s.fourcc, width: s.width, height: s.height,
+            frame = Frame(fourcc: fourcc, width: width, height: height,
                           planeCount: split.count, planes: split.planes, timestampNs: 0,
                           sequence: b.sequence, flags: flags, poolRef: poolRef, slot: slot)
         }
         frame.timestampNs = V4L2Capture.timestamp(b)
         // S26: a truncated JPEG is no good frame, native output included.
-        if s.isJPEG && !V4L2Capture.looksLikeWholeJPEG(frame.planes.0) {
+        if isJPEG && !V4L2Capture.looksLikeWholeJPEG(frame.planes.0) {
             frame.flags.insert(.corrupted)
         }
         return .frame
@@ -227,17 +224,6 @@ private final class Stream {
         planes.deallocate()
         pollSet.deallocate()
         useEpoll.deallocate()
-    }
-
-    /// The kernel's ioctl on the node, retrying on EINTR; errno or 0.
-    @inline(__always)
-    func ioctl<T>(_ request: UInt, _ arg: inout T) -> Int32 {
-        while true {
-            let rc = withUnsafeMutablePointer(to: &arg) { cc_sys_ioctl(fd, request, $0) }
-            if rc >= 0 { return 0 }
-            let e = errno
-            if e != EINTR { return e }
-        }
     }
 
     /// VIDIOC_QBUF of buffer `slot`; errno or 0. Capture thread (or start).
@@ -251,7 +237,7 @@ private final class Stream {
             b.m.planes = planes
             b.length = UInt32(pool.planesPerBuffer)
         }
-        return ioctl(CC_VIDIOC_QBUF, &b)
+        return V4L2Node.rawIoctlErrno(fd, CC_VIDIOC_QBUF, &b)
     }
 }
 

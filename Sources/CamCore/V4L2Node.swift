@@ -55,11 +55,12 @@ final class V4L2Node {
         }
     }
 
-    /// The kernel's ioctl without libv4l2, retrying on EINTR: for QBUF and
-    /// DQBUF on the frame path, which libv4l2 only passes through when it
-    /// converts nothing (conversion is always disabled here).
+    /// The kernel's ioctl on `fd` without libv4l2, retrying on EINTR;
+    /// errno or 0. For QBUF and DQBUF on the frame path, which libv4l2 only
+    /// passes through when it converts nothing (conversion is always
+    /// disabled here); static, so the capture thread needs no node.
     @inline(__always)
-    func rawIoctlErrno<T>(_ request: UInt, _ arg: inout T) -> Int32 {
+    static func rawIoctlErrno<T>(_ fd: Int32, _ request: UInt, _ arg: inout T) -> Int32 {
         if fd < 0 { return EBADF }
         while true {
             let rc = withUnsafeMutablePointer(to: &arg) { cc_sys_ioctl(fd, request, $0) }

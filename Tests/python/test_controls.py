@@ -87,6 +87,11 @@ def test_S27_synthetic_get_and_set_are_not_supported(cap):
     for args in [(None,), ("abc",), (1.5,), (-1,), (2**33,), (1, 0), (1, -3), (1, 2**40), (1, 1.5)]:
         with pytest.raises(camcore.InvalidArgError):
             cap.get_control_string(*args)
+    for cid in [None, "abc", 1.5, -1, 2**33, True]:  # one id check for every control call
+        with pytest.raises(camcore.InvalidArgError):
+            cap.get_control(cid)
+        with pytest.raises(camcore.InvalidArgError):
+            cap.set_control(cid, 1)
     for text in ["a\0b", "\ud800", b"abc"]:
         with pytest.raises(camcore.InvalidArgError):
             cap.set_control_string(0x0098F905, text)

@@ -51,6 +51,7 @@ import atexit
 import ctypes
 import dataclasses
 import logging
+import operator
 import os
 import threading
 from ctypes import (
@@ -1882,28 +1883,34 @@ def _capturer_control(self: "Capturer", name_or_id: Union[str, int]) -> Control:
                             status=E_NOT_SUPPORTED)
 
 
+def _control_id(value) -> int:
+    """A control id for every control call: an integer (int, numpy integer) in
+    0..2**32-1, else InvalidArgError."""
+    if isinstance(value, bool):
+        raise InvalidArgError("a control id is an int, not bool", status=E_INVALID_ARG)
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise InvalidArgError(f"a control id is an int, not {type(value).__name__}", status=E_INVALID_ARG) from None
+    return _u32("control_id", v)
+
+
 def _capturer_get_control(self: "Capturer", control_id: int) -> int:
     """The current value of control ``control_id`` (camcore_capturer_get_control)."""
+    cid = _control_id(control_id)
     v = _c_int64()
-    _check(_lib.camcore_capturer_get_control(self._h(), _u32("control_id", control_id), byref(v)),
-           f"camcore_capturer_get_control(0x{control_id:08x})")
+    _check(_lib.camcore_capturer_get_control(self._h(), cid, byref(v)),
+           f"camcore_capturer_get_control(0x{cid:08x})")
     return v.value
 
 
 def _capturer_set_control(self: "Capturer", control_id: int, value: int) -> int:
     """Sets control ``control_id``; returns the value applied (camcore_capturer_set_control)."""
+    cid = _control_id(control_id)
     applied = _c_int64()
-    _check(_lib.camcore_capturer_set_control(self._h(), _u32("control_id", control_id),
-                                             int(value), byref(applied)),
-           f"camcore_capturer_set_control(0x{control_id:08x}, {value})")
+    _check(_lib.camcore_capturer_set_control(self._h(), cid, int(value), byref(applied)),
+           f"camcore_capturer_set_control(0x{cid:08x}, {value})")
     return applied.value
-
-
-def _control_id(value) -> int:
-    """A control id: an int in 0..2**32-1, else InvalidArgError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgError(f"a control id is an int, not {type(value).__name__}", status=E_INVALID_ARG)
-    return _u32("control_id", value)
 
 
 _STRING_CONTROL_MAX = 1 << 20
