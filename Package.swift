@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 // camcore: a camera-control core for Linux, exported as libcamcore.so.
 import PackageDescription
 
@@ -32,5 +32,6 @@ let package = Package(
         // Only the @_cdecl exports and handle boxing.
         .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"], exclude: ["exports.map"]),
         .testTarget(name: "CamCoreTests", dependencies: ["CamCore"]),
-    ]
+    ],
+    swiftLanguageModes: [.v6]
 )

@@ -36,7 +36,7 @@ static inline int cc_sys_ioctl(int fd, unsigned long request, void *arg) {
 }
 
 /*
- * The capture thread's wait (Sources/CamCore/V4L2Capture.swift): an epoll
+ * The capture thread's wait (Sources/CamCore/Capture/V4L2/V4L2Capture.swift): an epoll
  * set registered once per streaming session holds the device (tag 0) and
  * the waker's eventfd (tag 1). epoll_wait does not re-register both wait
  * queues on every frame as poll() would. struct epoll_event is packed on
@@ -83,7 +83,7 @@ static const unsigned long CC_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;
 static const unsigned long CC_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
 static const unsigned long CC_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
 static const unsigned long CC_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
-/* Controls and control events (SPEC S27; Sources/CamCore/ControlDevice.swift). */
+/* Controls and control events (SPEC S27; Sources/CamCore/Controls/ControlDevice.swift). */
 static const unsigned long CC_VIDIOC_QUERY_EXT_CTRL = VIDIOC_QUERY_EXT_CTRL;
 static const unsigned long CC_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
 static const unsigned long CC_VIDIOC_G_EXT_CTRLS = VIDIOC_G_EXT_CTRLS;

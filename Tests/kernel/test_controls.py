@@ -6,7 +6,7 @@ vivid's user controls (drivers/media/test-drivers/vivid/vivid-ctrls.c): brightne
 autogain is on), a read-only 32-bit integer, a menu skipping index 2, an integer
 menu skipping index 1, a button, 64-bit and bitmask controls. vivid has no control
 with a step above 1, so rounding off the step is tested in Swift
-(Tests/CamCoreTests/ControlTests.swift) against the kernel's ROUND_TO_RANGE.
+(Tests/CamCoreTests/Controls/ControlTests.swift) against the kernel's ROUND_TO_RANGE.
 Every test puts back what it changed (later tests check vivid's pixels).
 """
 from __future__ import annotations

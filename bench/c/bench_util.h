@@ -2,7 +2,7 @@
  * bench_util.h — what the benchmark programs share: clocks, CPU time,
  * resident memory, FourCC names, one JSON line of results, and the
  * *reference* conversions: libyuv and TurboJPEG called directly, the same
- * calls camcore's PixelConverter makes (Sources/CamCore/PixelConverter.swift),
+ * calls camcore's PixelConverter makes (Sources/CamCore/Conversion/PixelConverter.swift),
  * so that "camcore ÷ reference" compares camcore's pipeline with the bare
  * library calls on the same input buffers.
  *

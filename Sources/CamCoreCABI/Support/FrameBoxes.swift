@@ -1,4 +1,4 @@
-import CCamCore
+public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
 import CamCore
 import Synchronization
 #if canImport(Glibc)

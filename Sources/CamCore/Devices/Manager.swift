@@ -126,7 +126,7 @@ public final class Manager: @unchecked Sendable {
     /// Calls `observer` on camcore's hot-plug thread for every capture
     /// device that is added or removed from now on (libudev monitor).
     /// Returns a token for `stopObserving`. Errors: io (no udev monitor).
-    public func observeDevices(_ observer: @escaping (DeviceChange) -> Void) throws(CamError) -> Int {
+    public func observeDevices(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> Int {
         try monitor.withLock { m throws(CamError) -> Int in
             if m == nil { m = try DeviceMonitor() }
             return m!.addObserver(observer)

@@ -1,4 +1,4 @@
-import CV4L2
+internal import CV4L2
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 // The C ABI of the video session (include/camcore.h, "Video session"):
 // @_cdecl exports and handle boxing only; the camera switch is
 // CamCore.VideoSession.
-import CCamCore
+public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
 import CamCore
 #if canImport(Glibc)
 import Glibc

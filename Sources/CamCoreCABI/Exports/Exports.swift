@@ -1,7 +1,7 @@
 // The C ABI of include/camcore.h: only @_cdecl exports and handle boxing.
 // Each body checks its arguments, makes one call into CamCore and maps
 // any error to a status; no Swift error or trap crosses the boundary.
-import CCamCore
+public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
 import CamCore
 #if canImport(Glibc)
 import Glibc

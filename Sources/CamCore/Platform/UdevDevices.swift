@@ -1,4 +1,4 @@
-import CUdev
+internal import CUdev
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
-import CTurboJPEG
-import CYuv
+internal import CTurboJPEG
+internal import CYuv
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import CCamCore
+public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
 import CamCore
 import Synchronization
 
@@ -7,11 +7,14 @@ import Synchronization
 /// CAMCORE_E_INVALID_ARG instead of a crash (SPEC S31).
 final class Handles: @unchecked Sendable {
     static let shared = Handles()
-    private let live = Mutex<[UInt: AnyObject]>([:])
+    /// Handle address -> object. The objects boxed are camcore's own
+    /// thread-safe classes (Manager, Capturer, sessions, boxes).
+    private struct Live: @unchecked Sendable { var map: [UInt: AnyObject] = [:] }
+    private let live = Mutex(Live())
 
     func add(_ object: AnyObject) -> OpaquePointer {
         let p = OpaquePointer(Unmanaged.passUnretained(object).toOpaque())
-        live.withLock { $0[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(p)))] = object }
+        live.withLock { $0.map[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(p)))] = object }
         return p
     }
 
@@ -19,7 +22,7 @@ final class Handles: @unchecked Sendable {
     func get<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) -> T? {
         guard let handle else { return nil }
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
-        return live.withLock { $0[key] as? T }
+        return live.withLock { $0.map[key] as? T }
     }
 
     /// Forgets `handle`; returns its object (the last strong reference
@@ -28,8 +31,16 @@ final class Handles: @unchecked Sendable {
         guard let handle else { return nil }
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
         return live.withLock { d -> T? in
-            guard d[key] is T else { return nil }
-            return d.removeValue(forKey: key) as? T
+            guard d.map[key] is T else { return nil }
+            return d.map.removeValue(forKey: key) as? T
         }
     }
 }
+
+// The app's callback tables are called on camcore's threads by contract
+// (camcore.h says which thread each callback runs on, and the app's
+// user_data is the app's to make safe there), so they cross threads.
+extension camcore_hotplug_callbacks: @retroactive @unchecked Sendable {}
+extension camcore_frame_callbacks: @retroactive @unchecked Sendable {}
+extension camcore_device_callbacks: @retroactive @unchecked Sendable {}
+extension camcore_control_callbacks: @retroactive @unchecked Sendable {}

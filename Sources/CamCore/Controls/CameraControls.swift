@@ -1,4 +1,4 @@
-import CV4L2
+internal import CV4L2
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -4,7 +4,7 @@ import Glibc
 
 /// A joinable pthread running one closure (no Foundation, no Dispatch):
 /// capture threads, the camera queue, the hot-plug monitor.
-final class CaptureThread {
+final class CaptureThread: @unchecked Sendable {
     private final class Body { let run: () -> Void; init(_ r: @escaping () -> Void) { run = r } }
     private var tid = pthread_t()
     private var joined = false

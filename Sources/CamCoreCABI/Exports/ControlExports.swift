@@ -1,7 +1,7 @@
 // The C ABI of camcore.h's "Controls (S27, S28)" section: @_cdecl exports
 // only. Each body checks its arguments, makes one call into CamCore
 // (Capturer.controls) and maps any error to a status.
-import CCamCore
+public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
 import CamCore
 #if canImport(Glibc)
 import Glibc

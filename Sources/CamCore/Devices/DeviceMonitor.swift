@@ -1,4 +1,4 @@
-import CUdev
+internal import CUdev
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +17,7 @@ public enum DeviceChange: Sendable {
 final class DeviceMonitor: @unchecked Sendable {
     private struct Observers {
         var next = 1
-        var list: [(Int, (DeviceChange) -> Void)] = []
+        var list: [(Int, @Sendable (DeviceChange) -> Void)] = []
     }
     private let observers = Mutex(Observers())
     /// Capture devices known by node path (for removals).
@@ -59,7 +59,7 @@ final class DeviceMonitor: @unchecked Sendable {
 
     func remember(_ d: DeviceInfo) { known.withLock { $0[d.node] = d } }
 
-    func addObserver(_ f: @escaping (DeviceChange) -> Void) -> Int {
+    func addObserver(_ f: @escaping @Sendable (DeviceChange) -> Void) -> Int {
         observers.withLock { o in
             let id = o.next
             o.next += 1
