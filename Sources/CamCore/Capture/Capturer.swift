@@ -68,17 +68,9 @@ public final class Capturer: @unchecked Sendable {
         session.withLock { $0.closed } ? nil : backend.fileDescriptor
     }
 
-    /// Marks the capture thread with its capturer, from inside the thread,
-    /// so the check holds from the very first frame.
-    private static let captureKey: pthread_key_t = {
-        var k = pthread_key_t()
-        pthread_key_create(&k, nil)
-        return k
-    }()
-
-    private func onCaptureThread() -> Bool {
-        pthread_getspecific(Self.captureKey) == Unmanaged.passUnretained(self).toOpaque()
-    }
+    /// The capture thread marks itself from inside (CallbackMark), so the
+    /// check holds from the very first frame.
+    private func onCaptureThread() -> Bool { CallbackMark.isInside(self) }
 
     /// Negotiates `request`, starts streaming and delivers each frame to
     /// `onFrame` on the capture thread. `onError` is called at most once,
@@ -123,7 +115,7 @@ public final class Capturer: @unchecked Sendable {
             running.store(true, ordering: .releasing)
             do throws(CamError) {
                 let thread = try CaptureThread { [self] in
-                    captureLoop(conversion, onFrame: onFrame, onError: onError)
+                    CallbackMark.inside(self) { captureLoop(conversion, onFrame: onFrame, onError: onError) }
                     conversion?.pool.finishStreaming()
                 }
                 session.withLock { $0.thread = thread; $0.waker = waker; $0.format = fmt }
@@ -158,8 +150,6 @@ public final class Capturer: @unchecked Sendable {
             running.store(false, ordering: .releasing)
             if !stopRequested.load(ordering: .acquiring) { onError(error) }
         }
-        pthread_setspecific(Self.captureKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.captureKey, nil) }
         var lastSequence: UInt32? = nil
         var stampCount = 0
         // The one frame of this loop, filled in place by the backend.

@@ -204,26 +204,19 @@ final class ControlEventThread: @unchecked Sendable {
     private let handler: CameraControls.ChangeHandler
     private let waker: Waker
     private let stopping = Atomic<Bool>(false)
-    /// The pthread running `run()`, 0 when not running.
-    private let runner = Atomic<UInt>(0)
     private var thread: CaptureThread?
 
     init(device: ControlDevice, handler: @escaping CameraControls.ChangeHandler) throws(CamError) {
         self.device = device
         self.handler = handler
         waker = try Waker()
-        thread = try CaptureThread { [self] in run() }
+        thread = try CaptureThread { [self] in CallbackMark.inside(self) { run() } }
     }
 
     /// True when called on the event thread (from the handler).
-    var isCurrent: Bool {
-        let me = UInt(pthread_self())
-        return me != 0 && runner.load(ordering: .acquiring) == me
-    }
+    var isCurrent: Bool { CallbackMark.isInside(self) }
 
     private func run() {
-        runner.store(UInt(pthread_self()), ordering: .releasing)
-        defer { runner.store(0, ordering: .releasing) }
         var fds = [pollfd(fd: device.fd, events: Int16(POLLPRI), revents: 0),
                    pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
         while !stopping.load(ordering: .acquiring) {

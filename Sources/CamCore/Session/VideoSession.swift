@@ -190,19 +190,12 @@ public final class VideoSession: @unchecked Sendable {
 
     // MARK: Running operations
 
-    /// The thread-local mark of "inside this session's frame delivery".
-    private static let deliveringKey: pthread_key_t = {
-        var k = pthread_key_t()
-        pthread_key_create(&k, nil)
-        return k
-    }()
     /// True inside one of this session's callbacks (frame delivery or the
     /// camera queue), where freeing the session would pull it from under itself.
     public var isInsideCallback: Bool { isDelivering || queue.isCurrent }
 
-    private var isDelivering: Bool {
-        pthread_getspecific(Self.deliveringKey) == Unmanaged.passUnretained(self).toOpaque()
-    }
+    /// Inside this session's frame delivery (CallbackMark).
+    private var isDelivering: Bool { CallbackMark.isInside(self) }
 
     /// Runs `body` on the camera queue and returns its error: waits from
     /// other threads, inline on the queue, deferred inside a frame callback.
@@ -248,9 +241,7 @@ public final class VideoSession: @unchecked Sendable {
     /// into the session from there are queued) with deliveries serialised.
     private func delivering(_ body: () -> Void) {
         if isDelivering { body(); return }
-        pthread_setspecific(Self.deliveringKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.deliveringKey, nil) }
-        delivery.withLock { _ in body() }
+        CallbackMark.inside(self) { delivery.withLock { _ in body() } }
     }
 
     /// S9: make the camera's on/off match the state. Returns the error of

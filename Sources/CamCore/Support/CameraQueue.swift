@@ -18,7 +18,7 @@ final class CameraQueue: @unchecked Sendable {
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&cond, nil)
         // The thread holds the queue until it ends (after shutdown()).
-        thread = try CaptureThread { [self] in run() }
+        thread = try CaptureThread { [self] in CallbackMark.inside(self) { run() } }
     }
 
     deinit {
@@ -27,7 +27,7 @@ final class CameraQueue: @unchecked Sendable {
     }
 
     /// True on the queue's thread.
-    var isCurrent: Bool { thread?.isCurrent ?? false }
+    var isCurrent: Bool { CallbackMark.isInside(self) }
 
     private func run() {
         while true {

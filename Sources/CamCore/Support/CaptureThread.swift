@@ -22,9 +22,6 @@ final class CaptureThread: @unchecked Sendable {
         }
     }
 
-    /// True when called on this thread.
-    var isCurrent: Bool { !joined && pthread_equal(pthread_self(), tid) != 0 }
-
     func join() {
         guard !joined else { return }
         pthread_join(tid, nil)
