@@ -28,7 +28,10 @@ let package = Package(
             name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
         // The engine: pure Swift, no C-ABI types in its API.
-        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG"]),
+        // Debug (test) builds let tests replace open/ioctl/mmap (Platform/
+        // Syscalls.swift) to drive errno mapping on the host; release has no hooks.
+        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG"],
+                swiftSettings: [.define("CAMCORE_SYSCALL_HOOKS", .when(configuration: .debug))]),
         // Only the @_cdecl exports and handle boxing.
         .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"], exclude: ["exports.map"]),
         .testTarget(name: "CamCoreTests", dependencies: ["CamCore"]),

@@ -217,27 +217,24 @@ final class ControlEventThread: @unchecked Sendable {
     var isCurrent: Bool { CallbackMark.isInside(self) }
 
     private func run() {
-        var fds = [pollfd(fd: device.fd, events: Int16(POLLPRI), revents: 0),
-                   pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
+        let wait = FdWait(fd: device.fd, events: Int16(POLLPRI), waker: waker)
         while !stopping.load(ordering: .acquiring) {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let rc = poll(&fds, 2, 1000)
-            if rc < 0 {
-                if errno == EINTR { continue }
-                return
+            let revents: UInt32
+            switch wait.wait(timeoutMs: 1000) {
+            case .failed, .woken: return
+            case .timeout: continue
+            case .ready(let r): revents = r
             }
-            if stopping.load(ordering: .acquiring) || fds[1].revents != 0 { return }
-            if rc == 0 { continue }
+            if stopping.load(ordering: .acquiring) { return }
             var delivered = 0
             while !stopping.load(ordering: .acquiring), let change = device.dequeueEvent() {
                 handler(change)
                 delivered += 1
             }
-            if delivered == 0 && fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+            if delivered == 0 && revents & UInt32(POLLERR | POLLHUP | POLLNVAL) != 0 {
                 // The device is gone (HUP/NVAL), or reports an error with no
                 // event to take: stop, or at least do not spin.
-                if fds[0].revents & Int16(POLLHUP | POLLNVAL) != 0 { return }
+                if revents & UInt32(POLLHUP | POLLNVAL) != 0 { return }
                 usleep(100_000)
             }
         }

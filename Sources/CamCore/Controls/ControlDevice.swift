@@ -17,14 +17,7 @@ struct ControlDevice {
     private static let nextCompound: UInt32 = 0x4000_0000  // V4L2_CTRL_FLAG_NEXT_COMPOUND
 
     /// One ioctl, retrying on EINTR; the errno on failure, 0 on success.
-    private func call<T>(_ request: UInt, _ arg: inout T) -> Int32 {
-        while true {
-            let rc = withUnsafeMutablePointer(to: &arg) { cc_v4l2_ioctl(fd, request, $0) }
-            if rc >= 0 { return 0 }
-            let e = errno
-            if e != EINTR { return e }
-        }
-    }
+    private func call<T>(_ request: UInt, _ arg: inout T) -> Int32 { Sys.ioctl(fd, request, &arg) }
 
     /// Every control the driver lists, in its order (NEXT_CTRL |
     /// NEXT_COMPOUND), with menus and current values. Controls camcore

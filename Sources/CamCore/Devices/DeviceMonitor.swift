@@ -10,23 +10,21 @@ public enum DeviceChange: Sendable {
     case removed(DeviceInfo)
 }
 
-/// Watches udev's "video4linux" events on its own thread and tells
-/// observers about capture devices that come and go (S24). Only capture
-/// devices (S1) are reported; a removed node is reported with what was
-/// known of it when it was added or last listed. The app pumps nothing.
-final class DeviceMonitor: @unchecked Sendable {
-    private struct Observers {
-        var next = 1
-        var list: [(Int, @Sendable (DeviceChange) -> Void)] = []
-    }
-    private let observers = Mutex(Observers())
+/// Watches udev's "video4linux" events on its own thread and tells its
+/// observer about capture devices that come and go (S24): V4L2Source's
+/// hot-plug watch. Only capture devices (S1) are reported; a removed node
+/// is reported with what was known of it when it was added or last
+/// listed. The app pumps nothing; the Manager fans events out.
+final class DeviceMonitor: SourceWatch, @unchecked Sendable {
+    private let observer: @Sendable (DeviceChange) -> Void
     /// Capture devices known by node path (for removals).
     private let known = Mutex<[String: DeviceInfo]>([:])
     private var thread: CaptureThread?
     private let waker: Waker
     private let stopping = Atomic<Bool>(false)
 
-    init() throws(CamError) {
+    init(observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) {
+        self.observer = observer
         waker = try Waker()
         // Listen first, then list: a device that appears in between is
         // heard as an event instead of falling into a gap (its removal
@@ -59,30 +57,7 @@ final class DeviceMonitor: @unchecked Sendable {
 
     func remember(_ d: DeviceInfo) { known.withLock { $0[d.node] = d } }
 
-    func addObserver(_ f: @escaping @Sendable (DeviceChange) -> Void) -> Int {
-        observers.withLock { o in
-            let id = o.next
-            o.next += 1
-            o.list.append((id, f))
-            return id
-        }
-    }
-
-    /// Held while observers are called, so that after removeObserver
-    /// returns the observer is not running and will not run.
-    private let delivering = Mutex(())
-
-    func removeObserver(_ id: Int) {
-        observers.withLock { $0.list.removeAll { $0.0 == id } }
-        delivering.withLock { _ in }
-    }
-
-    private func emit(_ c: DeviceChange) {
-        delivering.withLock { _ in
-            let list = observers.withLock { $0.list }
-            for (_, f) in list { f(c) }
-        }
-    }
+    private func emit(_ c: DeviceChange) { observer(c) }
 
     /// The udev context and monitor, handed to the monitor thread.
     private struct UdevRef: @unchecked Sendable { let udev: OpaquePointer; let mon: OpaquePointer }
@@ -93,15 +68,9 @@ final class DeviceMonitor: @unchecked Sendable {
             udev_monitor_unref(u.mon)
             udev_unref(u.udev)
         }
-        let fd = udev_monitor_get_fd(mon)
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)]
+        let wait = FdWait(fd: udev_monitor_get_fd(mon), events: Int16(POLLIN), waker: waker)
         while !stopping.load(ordering: .acquiring) {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let rc = poll(&fds, 2, 1000)
-            if rc <= 0 { continue }
-            if fds[1].revents != 0 { waker.drain(); continue }
+            guard case .ready = wait.wait(timeoutMs: 1000) else { continue }
             guard let dev = udev_monitor_receive_device(mon) else { continue }
             handle(dev)
             udev_device_unref(dev)

@@ -14,13 +14,17 @@ public struct ManagerConfig: Sendable {
     public var includeSynthetic: Bool { syntheticCount > 0 }
 }
 
-/// Finds cameras and opens them (SPEC S1–S5). Holds no device open
-/// between calls. Safe from any thread.
+/// Finds cameras and opens them (SPEC S1–S5) by asking its camera
+/// sources (Devices/CameraSource.swift): the V4L2 nodes, then the
+/// synthetic cameras when enabled. Holds no device open between calls.
+/// Safe from any thread.
 public final class Manager: @unchecked Sendable {
     public let config: ManagerConfig
     /// The synthetic cameras listed (config or environment).
     public let synthetic: [DeviceInfo]
     public var listsSynthetic: Bool { !synthetic.isEmpty }
+    /// The camera sources, in listing order.
+    private let sources: [CameraSource]
 
     public init(config: ManagerConfig = ManagerConfig()) {
         self.config = config
@@ -30,45 +34,33 @@ public final class Manager: @unchecked Sendable {
             env = s == "2" ? 2 : (s.isEmpty || s == "0" || s == "false" || s == "no") ? 0 : 1
         }
         let count = max(config.syntheticCount, env)
-        synthetic = count == 0 ? [] : SyntheticCamera.devices(count: count)
+        var sources: [CameraSource] = [V4L2Source()]
+        if count > 0 { sources.append(SyntheticSource(count: count)) }
+        self.sources = sources
+        synthetic = sources.compactMap { $0 as? SyntheticSource }.first?.cameras ?? []
     }
 
-    /// The capture devices present now: real cameras in node order, then
-    /// the synthetic camera when enabled. No streaming; each node is open
-    /// only for its queries (S3).
-    public func devices() -> [DeviceInfo] {
-        let found = DeviceEnumerator.captureDevicesWithSyspaths()
-        var paths: [String: String] = [:]
-        for (d, p) in found { paths[d.id] = p }
-        syspaths.withLock { $0 = paths }
-        return found.map { $0.0 } + synthetic
-    }
+    /// The capture devices present now: every source's, in source order
+    /// (real cameras in node order, then the synthetic ones). No
+    /// streaming; each node is open only for its queries (S3).
+    public func devices() -> [DeviceInfo] { sources.flatMap { $0.devices() } }
 
-    /// Where each id was last seen (udev sysfs path): lets `device(id:)`
-    /// look at that one node instead of scanning them all.
-    private let syspaths = Mutex<[String: String]>([:])
-
-    /// The device with this id, present now. Errors: noDevice.
-    public func device(id: String) throws(CamError) -> DeviceInfo {
-        if let d = synthetic.first(where: { $0.id == id }) { return d }
-        if let (d, path) = DeviceEnumerator.captureDevice(id: id, syspath: syspaths.withLock { $0[id] }) {
-            syspaths.withLock { $0[id] = path }
-            return d
-        }
-        guard let d = DeviceEnumerator.captureDevices().first(where: { $0.id == id }) else {
+    /// The source whose ids start like `id`, with that device present now.
+    private func lookup(_ id: String) throws(CamError) -> (CameraSource, DeviceInfo) {
+        guard let source = sources.first(where: { id.hasPrefix($0.idPrefix) }), let d = source.device(id: id) else {
             throw .noDevice("no camera with id \"\(id)\" is present")
         }
-        return d
+        return (source, d)
     }
+
+    /// The device with this id, present now. Errors: noDevice.
+    public func device(id: String) throws(CamError) -> DeviceInfo { try lookup(id).1 }
 
     /// Formats of one device (S5): the driver's own, in its order.
     /// Errors: noDevice, access, busy, io.
     public func formats(deviceID: String) throws(CamError) -> [FormatDescription] {
-        let d = try device(id: deviceID)
-        if d.isSynthetic { return SyntheticCamera.formatDescriptions }
-        let node = try V4L2Node(path: d.node)
-        defer { node.close() }
-        return V4L2Query.formats(node, type: V4L2Query.bufferType(d.deviceCaps))
+        let (source, d) = try lookup(deviceID)
+        return try source.formats(of: d)
     }
 
     /// S6: the setting nearest to `preference` on this device.
@@ -105,47 +97,68 @@ public final class Manager: @unchecked Sendable {
     /// The rates of one format at one size (VIDIOC_ENUM_FRAMEINTERVALS).
     /// Errors: noDevice, access, busy, io, notSupported (no such format).
     public func rates(deviceID: String, fourcc: FourCC, width: Int, height: Int) throws(CamError) -> RateRange {
-        let d = try device(id: deviceID)
-        if d.isSynthetic {
-            guard SyntheticCamera.formats.contains(fourcc) else { throw .notSupported("synthetic camera has no \(fourcc)") }
-            return .continuous(min: SyntheticCamera.minRate, max: SyntheticCamera.maxRate)
-        }
-        let node = try V4L2Node(path: d.node)
-        defer { node.close() }
-        let type = V4L2Query.bufferType(d.deviceCaps)
-        guard V4L2Query.pixelFormats(node, type: type).contains(where: { $0.fourcc == fourcc }) else {
-            throw .notSupported("\(d.node) has no pixel format \(fourcc)")
-        }
-        return V4L2Query.frameRates(node, fourcc: fourcc, width: width, height: height)
+        let (source, d) = try lookup(deviceID)
+        return try source.rates(of: d, fourcc: fourcc, width: width, height: height)
     }
 
     // MARK: Hot-plug (S24)
 
-    private let monitor = Mutex<DeviceMonitor?>(nil)
+    private struct Watching {
+        var watches: [SourceWatch] = []
+        var started = false
+        var next = 1
+        var observers: [(Int, @Sendable (DeviceChange) -> Void)] = []
+    }
+    private let watching = Mutex(Watching())
+    /// Held while observers are called, so that after stopObserving
+    /// returns the observer is not running and will not run.
+    private let delivering = Mutex(())
 
-    /// Calls `observer` on camcore's hot-plug thread for every capture
-    /// device that is added or removed from now on (libudev monitor).
-    /// Returns a token for `stopObserving`. Errors: io (no udev monitor).
+    /// Calls `observer` on a source's hot-plug thread (libudev monitor for
+    /// V4L2) for every capture device that is added or removed from now
+    /// on. Returns a token for `stopObserving`. Errors: io (no udev monitor).
     public func observeDevices(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> Int {
-        try monitor.withLock { m throws(CamError) -> Int in
-            if m == nil { m = try DeviceMonitor() }
-            return m!.addObserver(observer)
+        try watching.withLock { w throws(CamError) -> Int in
+            if !w.started {
+                var watches: [SourceWatch] = []
+                for s in sources {
+                    do throws(CamError) {
+                        if let watch = try s.watch({ [weak self] change in self?.emit(change) }) { watches.append(watch) }
+                    } catch {
+                        for watch in watches { watch.stop() }
+                        throw error
+                    }
+                }
+                w.watches = watches
+                w.started = true
+            }
+            let id = w.next
+            w.next += 1
+            w.observers.append((id, observer))
+            return id
+        }
+    }
+
+    private func emit(_ change: DeviceChange) {
+        delivering.withLock { _ in
+            let list = watching.withLock { $0.observers }
+            for (_, f) in list { f(change) }
         }
     }
 
     /// Stops calling an observer; after it returns the observer is not called.
     public func stopObserving(_ token: Int) {
-        monitor.withLock { $0?.removeObserver(token) }
+        watching.withLock { $0.observers.removeAll { $0.0 == token } }
+        delivering.withLock { _ in }
     }
 
     deinit {
-        monitor.withLock { $0?.stop() }
+        for w in watching.withLock({ $0.watches }) { w.stop() }
     }
 
     /// Opens a device for capture. Errors: noDevice, access, busy, io.
     public func open(deviceID: String) throws(CamError) -> Capturer {
-        let d = try device(id: deviceID)
-        let backend: CaptureBackend = d.isSynthetic ? SyntheticCapture() : try V4L2Capture(device: d)
-        return Capturer(device: d, backend: backend)
+        let (source, d) = try lookup(deviceID)
+        return Capturer(device: d, backend: try source.open(d))
     }
 }

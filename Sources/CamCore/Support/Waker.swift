@@ -10,22 +10,17 @@ final class Waker: @unchecked Sendable {
     let fd: Int32
 
     init() throws(CamError) {
-        fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        if fd < 0 { throw CamError.fromErrno(errno, "eventfd") }
+        let (fd, e) = Sys.eventFD()
+        if fd < 0 { throw CamError.fromErrno(e, "eventfd") }
+        self.fd = fd
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { Sys.close(fd) }
 
-    func wake() {
-        var one: UInt64 = 1
-        _ = write(fd, &one, 8)
-    }
+    func wake() { Sys.signal(fd) }
 
     /// Clears pending wakes.
-    func drain() {
-        var v: UInt64 = 0
-        _ = read(fd, &v, 8)
-    }
+    func drain() { Sys.drain(fd) }
 }
 
 /// CLOCK_MONOTONIC now, nanoseconds.

@@ -138,7 +138,7 @@ final class SyntheticCapture: CaptureBackend {
         if due > now {
             var p = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
             let ms = Int32(min((due - now + 999_999) / 1_000_000, 1000))
-            let rc = poll(&p, 1, ms)
+            let rc = Sys.poll(&p, 1, timeoutMs: ms).0
             if rc > 0 { waker.drain(); return .woken }
             if rc < 0 || monotonicNs() < due { return .idle }
         } else if now - due > 4 * period {
@@ -235,4 +235,31 @@ final class SyntheticCapture: CaptureBackend {
         stop()
         closed = true
     }
+}
+
+/// The synthetic cameras as a camera source (S4): listed only when asked
+/// for, always present, never plugged or unplugged.
+final class SyntheticSource: CameraSource {
+    let idPrefix = "synthetic:"
+    let cameras: [DeviceInfo]
+
+    /// `count`: 1 (one camera) or 2 (a front and a back one).
+    init(count: Int) { cameras = SyntheticCamera.devices(count: count) }
+
+    func devices() -> [DeviceInfo] { cameras }
+
+    func device(id: String) -> DeviceInfo? { cameras.first { $0.id == id } }
+
+    func formats(of device: DeviceInfo) throws(CamError) -> [FormatDescription] {
+        SyntheticCamera.formatDescriptions
+    }
+
+    func rates(of device: DeviceInfo, fourcc: FourCC, width: Int, height: Int) throws(CamError) -> RateRange {
+        guard SyntheticCamera.formats.contains(fourcc) else { throw .notSupported("synthetic camera has no \(fourcc)") }
+        return .continuous(min: SyntheticCamera.minRate, max: SyntheticCamera.maxRate)
+    }
+
+    func open(_ device: DeviceInfo) throws(CamError) -> CaptureBackend { SyntheticCapture() }
+
+    func watch(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> SourceWatch? { nil }
 }

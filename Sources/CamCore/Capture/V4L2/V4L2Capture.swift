@@ -28,7 +28,7 @@ final class MappedBuffers: BufferPool, @unchecked Sendable {
 
     deinit {
         for i in 0..<bufferCount * planesPerBuffer {
-            if let b = maps[i].base { V4L2Node.unmap(b, length: maps[i].length) }
+            if let b = maps[i].base { Sys.unmapBuffer(b, length: maps[i].length) }
         }
         maps.deallocate()
     }
@@ -48,15 +48,9 @@ private final class Stream {
     /// The node's fd: QBUF and DQBUF go straight to the kernel (libv4l2
     /// passes them through unchanged with conversion disabled).
     let fd: Int32
-    /// epoll set: the device (tag 0) and the waker (tag 1), registered
-    /// once; -1 where the driver's poll is not safe with epoll (below).
-    let epoll: Int32
-    /// Wait with `epoll` (else poll()); cleared for good if epoll ever
-    /// times out while poll() finds a frame ready. A cell, not a `var`:
-    /// read per frame without an exclusivity check.
-    let useEpoll = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
-    /// poll() set (device, waker) for drivers without a videobuf2 queue.
-    let pollSet = UnsafeMutablePointer<pollfd>.allocate(capacity: 2)
+    /// The wait for a frame or the waker (epoll where the driver is
+    /// safe with it, else poll(); see `init`).
+    let wait: FdWait
     let waker: Waker
     let pool: MappedBuffers
     /// `pool` as frames refer to it (unretained: this Stream keeps it).
@@ -95,22 +89,8 @@ private final class Stream {
         planes.initialize(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
         // POLLIN only on the device: control events (POLLPRI) belong to
         // the control thread. Errors and hang-ups are always reported.
-        pollSet[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        pollSet[1] = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
-        epoll = videobuf2 && Stream.kernelPollRegistersFirst ? Stream.epollSet(fd, waker.fd) : -1
-        useEpoll.initialize(to: epoll >= 0)
-    }
-
-    /// An epoll set of the device (tag 0) and the waker (tag 1); -1 if it
-    /// cannot be made (the stream then uses poll()).
-    private static func epollSet(_ device: Int32, _ waker: Int32) -> Int32 {
-        let ep = cc_epoll_create()
-        if ep < 0 { return -1 }
-        if cc_epoll_add(ep, device, CC_EPOLLIN, 0) != 0 || cc_epoll_add(ep, waker, CC_EPOLLIN, 1) != 0 {
-            Glibc.close(ep)
-            return -1
-        }
-        return ep
+        wait = FdWait(fd: fd, events: Int16(POLLIN), waker: waker,
+                      epoll: videobuf2 && Stream.kernelPollRegistersFirst)
     }
 
     /// Linux 5.2 or later: vb2_core_poll calls poll_wait() first, always.
@@ -127,34 +107,13 @@ private final class Stream {
 
     /// Waits for the next frame (or the waker) and fills `frame` in place.
     func next(into frame: inout Frame) -> BackendEvent {
-        var deviceEvents: UInt32 = 0, wakeEvents: UInt32 = 0
-        let rc: Int32
-        if useEpoll.pointee {
-            rc = cc_epoll_wait2(epoll, 1000, &deviceEvents, &wakeEvents)
-            if rc == 0 {
-                // A second of nothing: make sure epoll is not sleeping
-                // through frames (a driver that registered no wait queue).
-                pollSet[0].revents = 0
-                if poll(pollSet, 1, 0) > 0 && pollSet[0].revents & Int16(POLLIN) != 0 {
-                    useEpoll.pointee = false
-                    return .idle
-                }
-            }
-        } else {
-            pollSet[0].revents = 0
-            pollSet[1].revents = 0
-            rc = poll(pollSet, 2, 1000)
-            deviceEvents = UInt32(UInt16(bitPattern: pollSet[0].revents))
-            wakeEvents = UInt32(UInt16(bitPattern: pollSet[1].revents))
+        let deviceEvents: UInt32
+        switch wait.wait(timeoutMs: 1000) {
+        case .ready(let r): deviceEvents = r
+        case .woken: return .woken
+        case .timeout: return .idle
+        case .failed(let e): return .failed(CamError.fromErrno(e, "waiting for a frame on \(path)"))
         }
-        if rc < 0 {
-            return errno == EINTR ? .idle : .failed(CamError.fromErrno(errno, "waiting for a frame on \(path)"))
-        }
-        if wakeEvents != 0 {
-            waker.drain()
-            return .woken
-        }
-        if rc == 0 { return .idle }
         // EPOLLERR/EPOLLHUP have the values of POLLERR/POLLHUP.
         let deviceError = deviceEvents & CC_EPOLLERR_HUP != 0
         var b = v4l2_buffer()
@@ -165,7 +124,7 @@ private final class Stream {
             b.m.planes = planes
             b.length = UInt32(VIDEO_MAX_PLANES)
         }
-        let e = V4L2Node.rawIoctlErrno(fd, CC_VIDIOC_DQBUF, &b)
+        let e = Sys.rawIoctl(fd, CC_VIDIOC_DQBUF, &b)
         if e == EAGAIN {
             if deviceError {
                 // An error with nothing to dequeue: the queue is broken. Give
@@ -220,10 +179,7 @@ private final class Stream {
     }
 
     deinit {
-        if epoll >= 0 { Glibc.close(epoll) }
         planes.deallocate()
-        pollSet.deallocate()
-        useEpoll.deallocate()
     }
 
     /// VIDIOC_QBUF of buffer `slot`; errno or 0. Capture thread (or start).
@@ -237,7 +193,7 @@ private final class Stream {
             b.m.planes = planes
             b.length = UInt32(pool.planesPerBuffer)
         }
-        return V4L2Node.rawIoctlErrno(fd, CC_VIDIOC_QBUF, &b)
+        return Sys.rawIoctl(fd, CC_VIDIOC_QBUF, &b)
     }
 }
 

@@ -1,0 +1,233 @@
+import CV4L2
+import Glibc
+import Synchronization
+import Testing
+@testable import CamCore
+
+/// Errno mapping of the V4L2 path on the host (SPEC S25, S26): the test
+/// build's syscall hooks (Platform/Syscalls.swift) stand in for a driver
+/// that fails one call with one errno. The kernel tests check the same
+/// codes against vivid and v4l2loopback in the QEMU guest.
+@Suite(.serialized)
+struct SyscallFaultTests {
+    /// A one-format capture node (YUYV, 4 mmap buffers) answered by the
+    /// hooks; `fail` makes one request fail with an errno. Its fd is a
+    /// real /dev/null descriptor (always readable), so poll() works.
+    final class FakeNode: @unchecked Sendable {
+        static let path = "/dev/camcore-fake-video"
+        let fd: Int32 = open("/dev/null", O_RDWR | O_CLOEXEC)
+        struct State {
+            var fail: [UInt: Int32] = [:]
+            var openErrno: Int32 = 0
+            var queued: [UInt32] = []
+            var sequence: UInt32 = 0
+            var width: UInt32 = 0, height: UInt32 = 0
+            var buffers: [UInt] = []  // mapping addresses
+        }
+        let state = Mutex(State())
+        let bufferBytes = 640 * 480 * 2
+
+        func install() {
+            Sys.hooks.withLock { h in
+                h.open = { [self] path in
+                    guard path == Self.path else { return nil }
+                    let e = state.withLock { $0.openErrno }
+                    return e != 0 ? (-1, e) : (dup(fd), 0)
+                }
+                h.ioctl = { [self] fd, request, arg in handle(fd, request, arg) }
+                h.mmap = { [self] _, length, offset in
+                    let p = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 64)
+                    p.initializeMemory(as: UInt8.self, repeating: UInt8(offset / UInt32(bufferBytes)), count: length)
+                    state.withLock { $0.buffers.append(UInt(bitPattern: p)) }
+                    return (p, 0)
+                }
+                h.munmap = { [self] p, _ in
+                    let a = UInt(bitPattern: p)
+                    let mine = state.withLock { s -> Bool in
+                        guard let i = s.buffers.firstIndex(of: a) else { return false }
+                        s.buffers.remove(at: i)
+                        return true
+                    }
+                    if mine { p.deallocate() }
+                    return mine
+                }
+            }
+        }
+
+        func uninstall() {
+            Sys.hooks.withLock { $0 = Sys.Hooks() }
+            close(fd)
+        }
+
+        /// The driver: nil passes the call on (another fd), else an errno.
+        private func handle(_ callFD: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32? {
+            // Only descriptors dup'ed from this node's /dev/null.
+            var a = stat(), b = stat()
+            guard fstat(callFD, &a) == 0, fstat(fd, &b) == 0, a.st_rdev == b.st_rdev, a.st_ino == b.st_ino else { return nil }
+            if let e = state.withLock({ $0.fail[request] }) { return e }
+            switch request {
+            case CC_VIDIOC_QUERYCAP:
+                let c = arg.assumingMemoryBound(to: v4l2_capability.self)
+                c.pointee = v4l2_capability()
+                withUnsafeMutableBytes(of: &c.pointee.card) { _ = strcpy($0.baseAddress!.assumingMemoryBound(to: CChar.self), "fake") }
+                c.pointee.device_caps = UInt32(V4L2_CAP_VIDEO_CAPTURE) | UInt32(V4L2_CAP_STREAMING)
+                c.pointee.capabilities = c.pointee.device_caps | UInt32(V4L2_CAP_DEVICE_CAPS)
+                return 0
+            case CC_VIDIOC_ENUM_FMT:
+                let d = arg.assumingMemoryBound(to: v4l2_fmtdesc.self)
+                guard d.pointee.index == 0 else { return EINVAL }
+                d.pointee.pixelformat = FourCC.yuyv.rawValue
+                return 0
+            case CC_VIDIOC_S_FMT:
+                let f = arg.assumingMemoryBound(to: v4l2_format.self)
+                f.pointee.fmt.pix.width = 640
+                f.pointee.fmt.pix.height = 480
+                f.pointee.fmt.pix.bytesperline = 1280
+                f.pointee.fmt.pix.sizeimage = UInt32(bufferBytes)
+                return 0
+            case CC_VIDIOC_G_PARM, CC_VIDIOC_ENUM_FRAMEINTERVALS, CC_VIDIOC_ENUM_FRAMESIZES:
+                return EINVAL
+            case CC_VIDIOC_REQBUFS, CC_VIDIOC_STREAMON, CC_VIDIOC_STREAMOFF:
+                if request == CC_VIDIOC_STREAMOFF { state.withLock { $0.queued = [] } }
+                return 0
+            case CC_VIDIOC_QUERYBUF:
+                let buf = arg.assumingMemoryBound(to: v4l2_buffer.self)
+                buf.pointee.length = UInt32(bufferBytes)
+                buf.pointee.m.offset = buf.pointee.index * UInt32(bufferBytes)
+                return 0
+            case CC_VIDIOC_QBUF:
+                let i = arg.assumingMemoryBound(to: v4l2_buffer.self).pointee.index
+                state.withLock { $0.queued.append(i) }
+                return 0
+            case CC_VIDIOC_DQBUF:
+                let buf = arg.assumingMemoryBound(to: v4l2_buffer.self)
+                return state.withLock { s -> Int32 in
+                    guard !s.queued.isEmpty else { return EAGAIN }
+                    usleep(2000)
+                    buf.pointee.index = s.queued.removeFirst()
+                    buf.pointee.bytesused = UInt32(bufferBytes)
+                    buf.pointee.sequence = s.sequence
+                    s.sequence += 1
+                    return 0
+                }
+            default:
+                return ENOTTY
+            }
+        }
+    }
+
+    let device = DeviceInfo(id: "v4l2:fake:0", name: "fake", node: FakeNode.path, busInfo: "fake", driver: "fake",
+                            type: .virtual, position: .unknown, deviceCaps: UInt32(V4L2_CAP_VIDEO_CAPTURE))
+
+    func withFake<R>(_ body: (FakeNode) throws -> R) rethrows -> R {
+        let node = FakeNode()
+        node.install()
+        defer { node.uninstall() }
+        return try body(node)
+    }
+
+    /// Starts a capturer on the fake node; the error it throws, if any.
+    func startError(_ node: FakeNode) -> CamError? {
+        do throws(CamError) {
+            let c = Capturer(device: device, backend: try V4L2Capture(device: device))
+            defer { try? c.close() }
+            try c.start(CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil), onFrame: { _ in })
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func test_S26_open_errno_maps_to_status() {
+        withFake { node in
+            for (e, expected) in [(EACCES, "access"), (EBUSY, "busy"), (ENODEV, "noDevice"), (ENOENT, "noDevice")] {
+                node.state.withLock { $0.openErrno = e }
+                let error = startError(node)
+                let kind: String
+                switch error {
+                case .access?: kind = "access"
+                case .busy?: kind = "busy"
+                case .noDevice?: kind = "noDevice"
+                default: kind = "\(String(describing: error))"
+                }
+                #expect(kind == expected, "open errno \(e)")
+                #expect(error?.message.hasPrefix("open \(FakeNode.path): ") == true)
+            }
+        }
+    }
+
+    @Test func test_S17_fake_node_streams_frames() throws {
+        try withFake { node in
+            let c = Capturer(device: device, backend: try V4L2Capture(device: device))
+            defer { try? c.close() }
+            let seen = Mutex<[(FourCC, Int, Int, UInt32)]>([])
+            try c.start(CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil), onFrame: { f in
+                seen.withLock { $0.append((f.fourcc, f.width, f.planes.0.stride, f.sequence)) }
+            })
+            for _ in 0..<200 where seen.withLock({ $0.count }) < 5 { usleep(10_000) }
+            try c.stop()
+            let frames = seen.withLock { $0 }
+            #expect(frames.count >= 5)
+            #expect(frames.allSatisfy { $0.0 == .yuyv && $0.1 == 640 && $0.2 == 1280 })
+            #expect(frames.map(\.3) == Array(0..<UInt32(frames.count)))
+        }
+    }
+
+    @Test func test_S26_busy_on_set_format_names_the_other_process() {
+        withFake { node in
+            node.state.withLock { $0.fail[CC_VIDIOC_S_FMT] = EBUSY }
+            guard case .busy(let m)? = startError(node) else { Issue.record("not busy"); return }
+            #expect(m.hasPrefix("device busy: \(FakeNode.path) (fake) is used by another process"))
+        }
+    }
+
+    @Test func test_S26_refused_reqbufs_is_an_io_error() {
+        withFake { node in
+            node.state.withLock { $0.fail[CC_VIDIOC_REQBUFS] = EINVAL }
+            guard case .io(let m)? = startError(node) else { Issue.record("not io"); return }
+            #expect(m.contains("VIDIOC_REQBUFS"))
+        }
+    }
+
+    @Test func test_S26_streamon_enospc_says_bandwidth() {
+        withFake { node in
+            node.state.withLock { $0.fail[CC_VIDIOC_STREAMON] = ENOSPC }
+            guard case .noMemory(let m)? = startError(node) else { Issue.record("not noMemory"); return }
+            #expect(m.contains("not enough bus bandwidth"))
+            // Every mapping was undone by the failed start.
+            #expect(node.state.withLock { $0.buffers.isEmpty })
+        }
+    }
+
+    @Test func test_S25_dequeue_errno_after_unplug_ends_the_stream() throws {
+        for (e, expected) in [(ENODEV, "noDevice"), (EIO, "io"), (EINVAL, "notSupported")] {
+            try dequeueFails(errno: e, expected: expected)
+        }
+    }
+
+    func dequeueFails(errno e: Int32, expected: String) throws {
+        try withFake { node in
+            let c = Capturer(device: device, backend: try V4L2Capture(device: device))
+            defer { try? c.close() }
+            let errors = Mutex<[CamError]>([])
+            let frames = Atomic<Int>(0)
+            try c.start(CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil),
+                        onFrame: { _ in frames.add(1, ordering: .relaxed) },
+                        onError: { err in errors.withLock { $0.append(err) } })
+            for _ in 0..<200 where frames.load(ordering: .relaxed) < 3 { usleep(10_000) }
+            node.state.withLock { $0.fail[CC_VIDIOC_DQBUF] = e }
+            for _ in 0..<200 where errors.withLock({ $0.isEmpty }) { usleep(10_000) }
+            let got = errors.withLock { $0 }
+            #expect(got.count == 1)
+            let kind: String
+            switch got.first {
+            case .noDevice?: kind = "noDevice"
+            case .io?: kind = "io"
+            case .notSupported?: kind = "notSupported"
+            default: kind = "\(String(describing: got.first))"
+            }
+            #expect(kind == expected, "DQBUF errno \(e)")
+            #expect(got.first?.message.hasPrefix("VIDIOC_DQBUF on \(FakeNode.path): ") == true)
+        }
+    }
+}
