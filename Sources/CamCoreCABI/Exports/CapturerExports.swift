@@ -57,19 +57,15 @@ public func cabi_capturer_close(_ capturer: OpaquePointer?) {
 public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePointer<camcore_capture_config>?,
                                 _ callbacks: UnsafePointer<camcore_frame_callbacks>?) -> Int32 {
     guard let box = capturerBox(capturer, "camcore_capturer_start") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    let fn = "camcore_capturer_start"
     var c = camcore_capture_config()
     cabi_capture_config_init(&c)
-    if let config {
-        guard Versioned.read(config, into: &c, minimum: Versioned.captureConfigV1) else {
-            return invalid("camcore_capturer_start: config->struct_size \(config.pointee.struct_size) is too small; call camcore_capture_config_init()")
-        }
-    }
     var cb = camcore_frame_callbacks()
-    if let callbacks {
-        guard callbacks.pointee.struct_size >= UInt32(MemoryLayout<camcore_frame_callbacks>.size) else {
-            return invalid("camcore_capturer_start: callbacks->struct_size \(callbacks.pointee.struct_size) is too small; call camcore_frame_callbacks_init()")
-        }
-        cb = callbacks.pointee
+    do {
+        if let config { c = try Versioned.captureConfig.read(config, over: c, fn, "config") }
+        if let callbacks { cb = try Versioned.frameCallbacks.read(callbacks, over: cb, fn, "callbacks") }
+    } catch {
+        return fail(error)
     }
     if c.fps.denominator == 0 && c.fps.numerator != 0 {
         return invalid("camcore_capturer_start: fps \(c.fps.numerator)/0 has a zero denominator")
@@ -116,14 +112,12 @@ public func cabi_capturer_is_streaming(_ capturer: OpaquePointer?) -> Int32 {
 public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_capture_format>?) -> Int32 {
     guard let box = capturerBox(capturer, "camcore_capturer_get_format") else { return CAMCORE_E_INVALID_ARG.rawValue }
     guard let out else { return invalid("camcore_capturer_get_format: out is NULL") }
-    let size = out.pointee.struct_size
-    guard size >= Versioned.captureFormatV1 else {
-        return invalid("camcore_capturer_get_format: out->struct_size must be sizeof(camcore_capture_format)")
-    }
+    let size: UInt32
+    do { size = try Versioned.captureFormat.outSize(out, "camcore_capturer_get_format") } catch { return fail(error) }
     guard let f = box.capturer.format else { return fail(.state("the capturer was never started")) }
     var r = cCaptureFormat(f)
     r.struct_size = size
-    Versioned.write(r, to: out, size: size)
+    Versioned.captureFormat.write(r, to: out, size: size)
     return 0
 }
 
@@ -131,12 +125,10 @@ public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMu
 public func cabi_capturer_get_stats(_ capturer: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_capture_stats>?) -> Int32 {
     guard let box = capturerBox(capturer, "camcore_capturer_get_stats") else { return CAMCORE_E_INVALID_ARG.rawValue }
     guard let out else { return invalid("camcore_capturer_get_stats: out is NULL") }
-    let size = out.pointee.struct_size
-    guard size >= Versioned.captureStatsV1 else {
-        return invalid("camcore_capturer_get_stats: out->struct_size must be sizeof(camcore_capture_stats)")
-    }
+    let size: UInt32
+    do { size = try Versioned.captureStats.outSize(out, "camcore_capturer_get_stats") } catch { return fail(error) }
     let s = box.capturer.stats
-    Versioned.write(camcore_capture_stats(struct_size: size, frames_delivered: s.delivered,
+    Versioned.captureStats.write(camcore_capture_stats(struct_size: size, frames_delivered: s.delivered,
                                           frames_dropped: s.dropped, frames_corrupted: s.corrupted,
                                           measured_fps: s.measuredFPS), to: out, size: size)
     return 0

@@ -25,10 +25,9 @@ public func cabi_manager_set_hotplug_callbacks(_ manager: OpaquePointer?,
     guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
     var c: camcore_hotplug_callbacks?
     if let cb {
-        guard cb.pointee.struct_size >= UInt32(MemoryLayout<camcore_hotplug_callbacks>.size) else {
-            return invalid("\(fn): callbacks->struct_size is too small")
+        do { c = try Versioned.hotplugCallbacks.read(cb, over: camcore_hotplug_callbacks(), fn, "callbacks") } catch {
+            return fail(error)
         }
-        c = cb.pointee
     }
     return box.setHotplug(c)
 }

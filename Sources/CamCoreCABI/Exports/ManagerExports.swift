@@ -17,10 +17,12 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
     out.pointee = nil
     var c = ManagerConfig()
     if let config {
-        guard config.pointee.struct_size >= UInt32(MemoryLayout<camcore_manager_config>.size) else {
-            return invalid("camcore_manager_new: config->struct_size \(config.pointee.struct_size) is too small; call camcore_manager_config_init()")
+        do {
+            let v = try Versioned.managerConfig.read(config, over: camcore_manager_config(), "camcore_manager_new", "config")
+            c.syntheticCount = Int(max(0, min(v.include_synthetic, 2)))
+        } catch {
+            return fail(error)
         }
-        c.syntheticCount = Int(max(0, min(config.pointee.include_synthetic, 2)))
     }
     out.pointee = Handles.shared.add(ManagerBox(Manager(config: c)))
     return 0

@@ -29,9 +29,7 @@ private func writeSetting(_ n: NegotiatedFormat, _ out: UnsafeMutablePointer<cam
 
 private func checkSetting(_ out: UnsafeMutablePointer<camcore_setting>?, _ fn: String) -> Int32? {
     guard let out else { return invalid("\(fn): out is NULL") }
-    guard out.pointee.struct_size >= UInt32(MemoryLayout<camcore_setting>.size) else {
-        return invalid("\(fn): out->struct_size must be sizeof(camcore_setting)")
-    }
+    do { _ = try Versioned.setting.outSize(out, fn) } catch { return fail(error) }
     return nil
 }
 
@@ -46,10 +44,7 @@ public func cabi_manager_negotiate(_ manager: OpaquePointer?, _ deviceID: Unsafe
     var p = camcore_preference()
     cabi_preference_init(&p)
     if let preference {
-        guard preference.pointee.struct_size >= UInt32(MemoryLayout<camcore_preference>.size) else {
-            return invalid("\(fn): preference->struct_size is too small; call camcore_preference_init()")
-        }
-        p = preference.pointee
+        do { p = try Versioned.preference.read(preference, over: p, fn, "preference") } catch { return fail(error) }
     }
     guard p.width > 0, p.height > 0, let lo = rate(p.min_fps, "min"), let hi = rate(p.max_fps, "max"), lo <= hi else {
         return invalid("\(fn): the preference needs a non-zero size and 0 < min_fps <= max_fps")
