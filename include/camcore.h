@@ -70,6 +70,20 @@ extern "C" {
 #define CAMCORE_VERSION_MINOR 1
 #define CAMCORE_VERSION_PATCH 0
 
+/** Makes a string of its argument, after expanding it (for CAMCORE_VERSION_STRING). */
+#define CAMCORE_QUOTE(x) #x
+#define CAMCORE_EXPAND_AND_QUOTE(x) CAMCORE_QUOTE(x)
+
+/**
+ * The version of this header as a string, "major.minor.patch" (e.g.
+ * "0.1.0"), spelled from the three numbers above: they are the one source
+ * of the version. camcore_version_string() gives the loaded library's.
+ */
+#define CAMCORE_VERSION_STRING                          \
+    CAMCORE_EXPAND_AND_QUOTE(CAMCORE_VERSION_MAJOR) "." \
+    CAMCORE_EXPAND_AND_QUOTE(CAMCORE_VERSION_MINOR) "." \
+    CAMCORE_EXPAND_AND_QUOTE(CAMCORE_VERSION_PATCH)
+
 /** Packs a version as (major << 16) | (minor << 8) | patch. */
 #define CAMCORE_VERSION_NUM(major, minor, patch) \
     (((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8) | (uint32_t)(patch))
@@ -89,7 +103,8 @@ extern "C" {
 uint32_t camcore_version(void);
 
 /**
- * The version of the loaded library as a string, e.g. "0.1.0".
+ * The version of the loaded library as a string, e.g. "0.1.0": the
+ * CAMCORE_VERSION_STRING of the header it was built from.
  *
  * \returns a static string owned by the library; never NULL.
  * \threadsafety Safe from any thread.

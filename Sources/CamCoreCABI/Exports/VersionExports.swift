@@ -2,8 +2,16 @@
 // Each body checks its arguments, makes one call into CamCore and maps
 // any error to a status; no Swift error or trap crosses the boundary.
 internal import CCamCore  // no header type in this file's public signatures
+#if canImport(Glibc)
+import Glibc
+#endif
 
-private let versionString: StaticString = "0.1.0"
+/// "major.minor.patch" from camcore.h's CAMCORE_VERSION_MAJOR, _MINOR and
+/// _PATCH, the header's one source of the version, spelled as its
+/// CAMCORE_VERSION_STRING macro spells them (Swift cannot import that
+/// macro). Made once, on first use, and kept for the life of the process.
+nonisolated(unsafe) private let versionString: UnsafePointer<CChar> =
+    UnsafePointer(strdup("\(CAMCORE_VERSION_MAJOR).\(CAMCORE_VERSION_MINOR).\(CAMCORE_VERSION_PATCH)")!)
 
 @_cdecl("camcore_version")
 public func cabi_version() -> UInt32 {
@@ -11,4 +19,4 @@ public func cabi_version() -> UInt32 {
 }
 
 @_cdecl("camcore_version_string")
-public func cabi_version_string() -> UnsafePointer<CChar> { cString(versionString) }
+public func cabi_version_string() -> UnsafePointer<CChar> { versionString }
