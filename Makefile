@@ -7,7 +7,14 @@
 #   make bench-framepath   only the frame-path rows, in one guest boot (~2 min)
 PREFIX  ?= /usr/local
 DESTDIR ?=
-VERSION := 0.1.0
+# The version is the header's: CAMCORE_VERSION_MAJOR/MINOR/PATCH in
+# include/camcore.h are its one source (camcore_version(), the .so name, camcore.pc).
+VERSION := $(shell awk '$$1 ~ /define$$/ && $$2 ~ /^CAMCORE_VERSION_(MAJOR|MINOR|PATCH)$$/ \
+	{ v[$$2] = $$3 } END { print v["CAMCORE_VERSION_MAJOR"] "." v["CAMCORE_VERSION_MINOR"] "." \
+	v["CAMCORE_VERSION_PATCH"] }' include/camcore.h)
+ifneq ($(words $(subst ., ,$(VERSION))),3)
+$(error cannot read CAMCORE_VERSION_MAJOR/MINOR/PATCH from include/camcore.h (got "$(VERSION)"))
+endif
 SOVER   := 0
 STAGE   := $(CURDIR)/build/prefix
 SWIFT   ?= swift

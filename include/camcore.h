@@ -17,13 +17,17 @@
  *       camcore_capturer_close()
  *     camcore_manager_free()
  *
- * Threading: every function may be called from any thread. Frame
- * callbacks of a capturer run on that capturer's own capture thread, one
- * frame at a time, in capture order. After camcore_capturer_stop() or
- * camcore_capturer_close() returns, no callback of that capturer runs
- * again, so the app may free its user_data. Calling stop or close from
- * inside one of the capturer's own callbacks returns
- * CAMCORE_E_WOULD_DEADLOCK instead of hanging.
+ * Threading: every function may be called from any thread; each one's
+ * \threadsafety says what it does when called from inside one of camcore's
+ * callbacks. Frame callbacks of a capturer run on that capturer's own
+ * capture thread, one frame at a time, in capture order. After
+ * camcore_capturer_stop() or camcore_capturer_close() returns, no callback
+ * of that capturer runs again, so the app may free its user_data. Called
+ * from inside one of the capturer's own callbacks, stop returns
+ * CAMCORE_E_WOULD_DEADLOCK and close does nothing but set that status as
+ * the thread's last error, instead of hanging.
+ *
+ * Versions: every symbol's \since names the camcore version that added it.
  *
  * Ownership: objects come back through out-parameters (set to NULL on
  * failure) and each has exactly one free/close function, which accepts
@@ -66,15 +70,32 @@ extern "C" {
 /* Version                                                             */
 /* ------------------------------------------------------------------ */
 
+/** The version of this header: major, minor and patch numbers. \since 0.1 */
 #define CAMCORE_VERSION_MAJOR 0
 #define CAMCORE_VERSION_MINOR 1
 #define CAMCORE_VERSION_PATCH 0
 
-/** Packs a version as (major << 16) | (minor << 8) | patch. */
+/** Makes a string of its argument, after expanding it (for CAMCORE_VERSION_STRING). \since 0.1 */
+#define CAMCORE_QUOTE(x) #x
+#define CAMCORE_EXPAND_AND_QUOTE(x) CAMCORE_QUOTE(x)
+
+/**
+ * The version of this header as a string, "major.minor.patch" (e.g.
+ * "0.1.0"), spelled from the three numbers above: they are the one source
+ * of the version. camcore_version_string() gives the loaded library's.
+ *
+ * \since 0.1
+ */
+#define CAMCORE_VERSION_STRING                          \
+    CAMCORE_EXPAND_AND_QUOTE(CAMCORE_VERSION_MAJOR) "." \
+    CAMCORE_EXPAND_AND_QUOTE(CAMCORE_VERSION_MINOR) "." \
+    CAMCORE_EXPAND_AND_QUOTE(CAMCORE_VERSION_PATCH)
+
+/** Packs a version as (major << 16) | (minor << 8) | patch. \since 0.1 */
 #define CAMCORE_VERSION_NUM(major, minor, patch) \
     (((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8) | (uint32_t)(patch))
 
-/** The version of this header, packed with CAMCORE_VERSION_NUM. */
+/** The version of this header, packed with CAMCORE_VERSION_NUM. \since 0.1 */
 #define CAMCORE_VERSION \
     CAMCORE_VERSION_NUM(CAMCORE_VERSION_MAJOR, CAMCORE_VERSION_MINOR, CAMCORE_VERSION_PATCH)
 
@@ -85,14 +106,17 @@ extern "C" {
  *
  * \returns the packed version; never fails.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 uint32_t camcore_version(void);
 
 /**
- * The version of the loaded library as a string, e.g. "0.1.0".
+ * The version of the loaded library as a string, e.g. "0.1.0": the
+ * CAMCORE_VERSION_STRING of the header it was built from.
  *
  * \returns a static string owned by the library; never NULL.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 const char *camcore_version_string(void);
 
@@ -100,7 +124,7 @@ const char *camcore_version_string(void);
 /* Status codes                                                        */
 /* ------------------------------------------------------------------ */
 
-/** Status codes. 0 is success; failures are negative and stable. */
+/** Status codes. 0 is success; failures are negative and stable. \since 0.1 */
 typedef enum camcore_status {
     CAMCORE_OK = 0,
     /** An argument was NULL, out of range, or a struct_size too small. */
@@ -135,6 +159,7 @@ typedef enum camcore_status {
  * \param status any int; unknown values give "unknown status".
  * \returns a static string owned by the library; never NULL.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 const char *camcore_strerror(int status);
 
@@ -147,6 +172,7 @@ const char *camcore_strerror(int status);
  * \returns a string owned by the library, valid until the next camcore
  *          call on the same thread; "" when nothing has failed; never NULL.
  * \threadsafety Per thread: each thread sees its own last message.
+ * \since 0.1
  */
 const char *camcore_last_error_message(void);
 
@@ -154,32 +180,32 @@ const char *camcore_last_error_message(void);
 /* Common types                                                        */
 /* ------------------------------------------------------------------ */
 
-/** A rational number: frame rates in frames per second (30/1). */
+/** A rational number: frame rates in frames per second (30/1). \since 0.1 */
 typedef struct camcore_fraction {
     uint32_t numerator;
     uint32_t denominator;
 } camcore_fraction;
 
-/** Builds a V4L2 FourCC code: CAMCORE_FOURCC('Y','U','Y','V'). */
+/** Builds a V4L2 FourCC code: CAMCORE_FOURCC('Y','U','Y','V'). \since 0.1 */
 #define CAMCORE_FOURCC(a, b, c, d) \
     ((uint32_t)(uint8_t)(a) | ((uint32_t)(uint8_t)(b) << 8) | \
      ((uint32_t)(uint8_t)(c) << 16) | ((uint32_t)(uint8_t)(d) << 24))
 
-/** Packed YUV 4:2:2 (V4L2_PIX_FMT_YUYV), 1 plane. */
+/** Packed YUV 4:2:2 (V4L2_PIX_FMT_YUYV), 1 plane. \since 0.1 */
 #define CAMCORE_FOURCC_YUYV CAMCORE_FOURCC('Y', 'U', 'Y', 'V')
-/** Planar YUV 4:2:0, Y then U then V (V4L2_PIX_FMT_YUV420 "YU12", I420), 3 planes. */
+/** Planar YUV 4:2:0, Y then U then V (V4L2_PIX_FMT_YUV420 "YU12", I420), 3 planes. \since 0.1 */
 #define CAMCORE_FOURCC_I420 CAMCORE_FOURCC('Y', 'U', '1', '2')
-/** Y plane then interleaved CbCr, 4:2:0 (V4L2_PIX_FMT_NV12), 2 planes. */
+/** Y plane then interleaved CbCr, 4:2:0 (V4L2_PIX_FMT_NV12), 2 planes. \since 0.1 */
 #define CAMCORE_FOURCC_NV12 CAMCORE_FOURCC('N', 'V', '1', '2')
-/** 24-bit RGB, bytes R,G,B (V4L2_PIX_FMT_RGB24 "RGB3"), 1 plane. */
+/** 24-bit RGB, bytes R,G,B (V4L2_PIX_FMT_RGB24 "RGB3"), 1 plane. \since 0.1 */
 #define CAMCORE_FOURCC_RGB24 CAMCORE_FOURCC('R', 'G', 'B', '3')
-/** 24-bit BGR, bytes B,G,R (V4L2_PIX_FMT_BGR24 "BGR3"), 1 plane. */
+/** 24-bit BGR, bytes B,G,R (V4L2_PIX_FMT_BGR24 "BGR3"), 1 plane. \since 0.1 */
 #define CAMCORE_FOURCC_BGR24 CAMCORE_FOURCC('B', 'G', 'R', '3')
-/** Motion-JPEG (V4L2_PIX_FMT_MJPEG), 1 plane, variable length. */
+/** Motion-JPEG (V4L2_PIX_FMT_MJPEG), 1 plane, variable length. \since 0.1 */
 #define CAMCORE_FOURCC_MJPEG CAMCORE_FOURCC('M', 'J', 'P', 'G')
-/** 32-bit RGBA, bytes R,G,B,A (V4L2_PIX_FMT_RGBA32 "AB24"), 1 plane. */
+/** 32-bit RGBA, bytes R,G,B,A (V4L2_PIX_FMT_RGBA32 "AB24"), 1 plane. \since 0.1 */
 #define CAMCORE_FOURCC_RGBA CAMCORE_FOURCC('A', 'B', '2', '4')
-/** As an output format: the driver's own format, delivered without a copy (S8). */
+/** As an output format: the driver's own format, delivered without a copy (S8). \since 0.1 */
 #define CAMCORE_FOURCC_NATIVE 0u
 
 /**
@@ -189,6 +215,7 @@ typedef struct camcore_fraction {
  * \param out    at least 5 bytes; NULL is ignored.
  * \returns out.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 char *camcore_fourcc_to_string(uint32_t fourcc, char out[5]);
 
@@ -196,10 +223,10 @@ char *camcore_fourcc_to_string(uint32_t fourcc, char out[5]);
 /* Manager                                                             */
 /* ------------------------------------------------------------------ */
 
-/** A camera manager: owns the device list. Opaque. */
+/** A camera manager: owns the device list. Opaque. \since 0.1 */
 typedef struct camcore_manager camcore_manager;
 
-/** Manager settings. Fill with camcore_manager_config_init(). */
+/** Manager settings. Fill with camcore_manager_config_init(). \since 0.1 */
 typedef struct camcore_manager_config {
     /** sizeof(camcore_manager_config). */
     uint32_t struct_size;
@@ -218,6 +245,7 @@ typedef struct camcore_manager_config {
  *
  * \param config the struct to fill; NULL is ignored.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_manager_config_init(camcore_manager_config *config);
 
@@ -230,6 +258,7 @@ void camcore_manager_config_init(camcore_manager_config *config);
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (out NULL, struct_size too
  *          small), CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 int camcore_manager_new(const camcore_manager_config *config, camcore_manager **out);
 
@@ -238,8 +267,10 @@ int camcore_manager_new(const camcore_manager_config *config, camcore_manager **
  * closed with camcore_capturer_close().
  *
  * \param manager the manager; NULL is ignored.
- * \threadsafety Safe from any thread, but not concurrently with other
- *               calls on the same manager.
+ * \threadsafety Safe from any thread, but not concurrently with other calls on
+ *               the same manager, nor from inside its hot-plug callbacks (it
+ *               waits for a running hot-plug callback to return).
+ * \since 0.1
  */
 void camcore_manager_free(camcore_manager *manager);
 
@@ -247,7 +278,7 @@ void camcore_manager_free(camcore_manager *manager);
 /* Devices (S1, S2, S3, S4)                                            */
 /* ------------------------------------------------------------------ */
 
-/** What kind of camera a device is (S2). */
+/** What kind of camera a device is (S2). \since 0.1 */
 typedef enum camcore_device_type {
     /** Built into the machine (non-removable). */
     CAMCORE_DEVICE_TYPE_BUILTIN = 0,
@@ -257,7 +288,7 @@ typedef enum camcore_device_type {
     CAMCORE_DEVICE_TYPE_VIRTUAL = 2
 } camcore_device_type;
 
-/** Where a camera faces (S2); from V4L2_CID_CAMERA_ORIENTATION if known. */
+/** Where a camera faces (S2); from V4L2_CID_CAMERA_ORIENTATION if known. \since 0.1 */
 typedef enum camcore_position {
     CAMCORE_POSITION_UNKNOWN = 0,
     CAMCORE_POSITION_FRONT = 1,
@@ -265,13 +296,18 @@ typedef enum camcore_position {
     CAMCORE_POSITION_EXTERNAL = 3
 } camcore_position;
 
-/** Device flags. */
+/** Device flags. \since 0.1 */
 #define CAMCORE_DEVICE_MULTIPLANAR 0x1u /**< The node uses the multi-planar API. */
 #define CAMCORE_DEVICE_SYNTHETIC   0x2u /**< The built-in synthetic camera. */
-/** The node exists but cannot be opened (see unavailable_reason); opening gives CAMCORE_E_ACCESS or _BUSY. */
+/**
+ * The node exists but cannot be opened (see unavailable_reason); opening gives
+ * CAMCORE_E_ACCESS or _BUSY.
+ *
+ * \since 0.1
+ */
 #define CAMCORE_DEVICE_UNAVAILABLE 0x4u
 
-/** One camera (S2). All strings are owned by the list that holds it. */
+/** One camera (S2). All strings are owned by the list that holds it. \since 0.1 */
 typedef struct camcore_device_info {
     /**
      * Stable unique id: survives re-plugging into the same port and
@@ -308,7 +344,7 @@ typedef struct camcore_device_info {
     const char *unavailable_reason;
 } camcore_device_info;
 
-/** A device list: one allocation, freed with camcore_device_list_free(). */
+/** A device list: one allocation, freed with camcore_device_list_free(). \since 0.1 */
 typedef struct camcore_device_list {
     /** Number of entries in devices. */
     size_t count;
@@ -330,6 +366,7 @@ typedef struct camcore_device_list {
  *                failure. Free with camcore_device_list_free().
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 int camcore_manager_list_devices(camcore_manager *manager, camcore_device_list **out);
 
@@ -337,12 +374,16 @@ int camcore_manager_list_devices(camcore_manager *manager, camcore_device_list *
  * Frees a device list and all its strings.
  *
  * \param list the list; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_device_list_free(camcore_device_list *list);
 
 /**
  * Hot-plug callbacks of a manager (S24). Every pointer may be NULL.
  * Copied at camcore_manager_set_hotplug_callbacks().
+ *
+ * \since 0.1
  */
 typedef struct camcore_hotplug_callbacks {
     /** sizeof(camcore_hotplug_callbacks). */
@@ -362,7 +403,10 @@ typedef struct camcore_hotplug_callbacks {
  * their camera queue.
  *
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_IO (no udev monitor).
- * \threadsafety Safe from any thread; not from inside these callbacks.
+ * \threadsafety Safe from any thread, but not from inside this manager's
+ *               hot-plug callbacks (it waits for a running hot-plug callback to
+ *               return, so there it would wait for itself).
+ * \since 0.1
  */
 int camcore_manager_set_hotplug_callbacks(camcore_manager *manager,
                                           const camcore_hotplug_callbacks *callbacks);
@@ -371,7 +415,7 @@ int camcore_manager_set_hotplug_callbacks(camcore_manager *manager,
 /* Formats (S5)                                                        */
 /* ------------------------------------------------------------------ */
 
-/** How a format's sizes or rates are given (V4L2 ENUM_FRAMESIZES/INTERVALS). */
+/** How a format's sizes or rates are given (V4L2 ENUM_FRAMESIZES/INTERVALS). \since 0.1 */
 typedef enum camcore_range_kind {
     /** A single size, or a list of rates. */
     CAMCORE_RANGE_DISCRETE = 0,
@@ -383,7 +427,7 @@ typedef enum camcore_range_kind {
     CAMCORE_RANGE_UNKNOWN = 3
 } camcore_range_kind;
 
-/** Format flags. */
+/** Format flags. \since 0.1 */
 #define CAMCORE_FORMAT_COMPRESSED 0x1u /**< V4L2_FMT_FLAG_COMPRESSED (MJPEG, H.264, ...). */
 #define CAMCORE_FORMAT_EMULATED   0x2u /**< V4L2_FMT_FLAG_EMULATED. */
 
@@ -393,6 +437,8 @@ typedef enum camcore_range_kind {
  * A format with discrete sizes gives one entry per size. Stepwise and
  * continuous sizes give one entry holding the range; its rates are those
  * the driver gives at the largest size.
+ *
+ * \since 0.1
  */
 typedef struct camcore_format {
     /** Pixel format FourCC (V4L2_PIX_FMT_*). */
@@ -422,7 +468,7 @@ typedef struct camcore_format {
     camcore_fraction interval_step;
 } camcore_format;
 
-/** A format list: one allocation, freed with camcore_format_list_free(). */
+/** A format list: one allocation, freed with camcore_format_list_free(). \since 0.1 */
 typedef struct camcore_format_list {
     size_t count;
     /** count entries in the driver's VIDIOC_ENUM_FMT order, then size order. */
@@ -442,6 +488,7 @@ typedef struct camcore_format_list {
  *          id or the device went away), CAMCORE_E_ACCESS, CAMCORE_E_BUSY,
  *          CAMCORE_E_IO, CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 int camcore_manager_list_formats(camcore_manager *manager, const char *device_id,
                                  camcore_format_list **out);
@@ -450,6 +497,8 @@ int camcore_manager_list_formats(camcore_manager *manager, const char *device_id
  * Frees a format list.
  *
  * \param list the list; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_format_list_free(camcore_format_list *list);
 
@@ -457,7 +506,7 @@ void camcore_format_list_free(camcore_format_list *list);
 /* Negotiation (S6, S7)                                                */
 /* ------------------------------------------------------------------ */
 
-/** What an app would like to capture. Fill with camcore_preference_init(). */
+/** What an app would like to capture. Fill with camcore_preference_init(). \since 0.1 */
 typedef struct camcore_preference {
     /** sizeof(camcore_preference). */
     uint32_t struct_size;
@@ -473,15 +522,17 @@ typedef struct camcore_preference {
  * Fills a preference: 1280x720, 15–30 fps, native output (S6's default).
  *
  * \param preference the struct; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_preference_init(camcore_preference *preference);
 
-/** Adjustment bits: what differs from what was asked. */
+/** Adjustment bits: what differs from what was asked. \since 0.1 */
 #define CAMCORE_ADJUSTED_SIZE   0x1u /**< The size is not the one asked for. */
 #define CAMCORE_ADJUSTED_RATE   0x2u /**< The rate is outside what was asked. */
 #define CAMCORE_ADJUSTED_FORMAT 0x4u /**< The pixel format is not the one asked for. */
 
-/** A capture setting a device can do, as chosen by negotiation. */
+/** A capture setting a device can do, as chosen by negotiation. \since 0.1 */
 typedef struct camcore_setting {
     /** sizeof(camcore_setting). */
     uint32_t struct_size;
@@ -513,6 +564,7 @@ typedef struct camcore_setting {
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_ACCESS, CAMCORE_E_IO, CAMCORE_E_NOT_SUPPORTED (no formats).
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 int camcore_manager_negotiate(camcore_manager *manager, const char *device_id,
                               const camcore_preference *preference, camcore_setting *out);
@@ -524,6 +576,7 @@ int camcore_manager_negotiate(camcore_manager *manager, const char *device_id,
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_NOT_SUPPORTED (no format supports fps), CAMCORE_E_IO.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 int camcore_manager_format_for(camcore_manager *manager, const char *device_id, uint32_t width,
                                uint32_t height, camcore_fraction fps, camcore_setting *out);
@@ -537,6 +590,7 @@ int camcore_manager_format_for(camcore_manager *manager, const char *device_id, 
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_NOT_SUPPORTED (no such format, or rates unknown), CAMCORE_E_IO.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 int camcore_manager_max_frame_rate(camcore_manager *manager, const char *device_id, uint32_t fourcc,
                                    uint32_t width, uint32_t height, camcore_fraction fps,
@@ -546,10 +600,10 @@ int camcore_manager_max_frame_rate(camcore_manager *manager, const char *device_
 /* Frames (S22, S23)                                                   */
 /* ------------------------------------------------------------------ */
 
-/** Frame flags. */
+/** Frame flags. \since 0.1 */
 #define CAMCORE_FRAME_CORRUPTED 0x1u /**< V4L2_BUF_FLAG_ERROR or a short buffer: do not trust the pixels. */
 
-/** One plane of a frame. */
+/** One plane of a frame. \since 0.1 */
 typedef struct camcore_plane {
     /** First byte of the plane (after V4L2's data_offset). Borrowed. */
     uint8_t *data;
@@ -566,6 +620,8 @@ typedef struct camcore_plane {
  * Formats stored in one buffer with several logical planes (I420, NV12,
  * ...) are split into their planes here, so planes[1] of an I420 frame is
  * its U plane whatever the driver's memory layout.
+ *
+ * \since 0.1
  */
 typedef struct camcore_frame {
     /** sizeof(camcore_frame) as the library knows it. */
@@ -606,6 +662,7 @@ typedef struct camcore_frame {
  *          if frame is NULL, not a camcore frame, or a borrowed frame whose
  *          callback has returned.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
 
@@ -617,6 +674,7 @@ const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
  *              borrowed frames are ignored (the latter sets the thread's
  *              last error message).
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_frame_release(const camcore_frame *frame);
 
@@ -624,12 +682,14 @@ void camcore_frame_release(const camcore_frame *frame);
 /* Capturer (S16, S17, S26, S28)                                       */
 /* ------------------------------------------------------------------ */
 
-/** One open camera device. Opaque. */
+/** One open camera device. Opaque. \since 0.1 */
 typedef struct camcore_capturer camcore_capturer;
 
 /**
  * Frame delivery callbacks. Every pointer may be NULL.
  * Copied at camcore_capturer_start().
+ *
+ * \since 0.1
  */
 typedef struct camcore_frame_callbacks {
     /** sizeof(camcore_frame_callbacks). */
@@ -653,10 +713,12 @@ typedef struct camcore_frame_callbacks {
  * Fills a callbacks struct: struct_size set, all else NULL.
  *
  * \param callbacks the struct; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_frame_callbacks_init(camcore_frame_callbacks *callbacks);
 
-/** Capture settings. Fill with camcore_capture_config_init(). */
+/** Capture settings. Fill with camcore_capture_config_init(). \since 0.1 */
 typedef struct camcore_capture_config {
     /** sizeof(camcore_capture_config). */
     uint32_t struct_size;
@@ -688,10 +750,12 @@ typedef struct camcore_capture_config {
  * Fills a capture config: YUYV 640x480 at 30/1 fps, 4 buffers, native output.
  *
  * \param config the struct; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_capture_config_init(camcore_capture_config *config);
 
-/** What a started capturer really uses (read back from the driver). */
+/** What a started capturer really uses (read back from the driver). \since 0.1 */
 typedef struct camcore_capture_format {
     /** sizeof(camcore_capture_format). */
     uint32_t struct_size;
@@ -715,7 +779,7 @@ typedef struct camcore_capture_format {
     uint32_t adjusted;
 } camcore_capture_format;
 
-/** Running counters of a capturer. */
+/** Running counters of a capturer. \since 0.1 */
 typedef struct camcore_capture_stats {
     /** sizeof(camcore_capture_stats). */
     uint32_t struct_size;
@@ -740,6 +804,7 @@ typedef struct camcore_capture_stats {
  *          id, or gone), CAMCORE_E_ACCESS, CAMCORE_E_BUSY, CAMCORE_E_IO,
  *          CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 int camcore_capturer_open(camcore_manager *manager, const char *device_id,
                           camcore_capturer **out);
@@ -753,7 +818,10 @@ int camcore_capturer_open(camcore_manager *manager, const char *device_id,
  *                 capturer's own callback it does nothing (the capturer
  *                 stays open) and sets CAMCORE_E_WOULD_DEADLOCK as the
  *                 thread's last error.
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread. From inside the capturer's own callbacks
+ *               (frame, error, control change) it does nothing but set
+ *               CAMCORE_E_WOULD_DEADLOCK as the thread's last error.
+ * \since 0.1
  */
 void camcore_capturer_close(camcore_capturer *capturer);
 
@@ -773,7 +841,9 @@ void camcore_capturer_close(camcore_capturer *capturer);
  *          no conversion to output_fourcc),
  *          CAMCORE_E_BUSY, CAMCORE_E_NO_DEVICE, CAMCORE_E_IO,
  *          CAMCORE_E_NO_MEMORY, CAMCORE_E_WOULD_DEADLOCK.
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread. From inside the capturer's own frame or
+ *               error callback it returns CAMCORE_E_WOULD_DEADLOCK.
+ * \since 0.1
  */
 int camcore_capturer_start(camcore_capturer *capturer, const camcore_capture_config *config,
                            const camcore_frame_callbacks *callbacks);
@@ -785,7 +855,9 @@ int camcore_capturer_start(camcore_capturer *capturer, const camcore_capture_con
  * \param capturer the capturer.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_WOULD_DEADLOCK
  *          (called from the capturer's own callback).
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread. From inside the capturer's own frame or
+ *               error callback it returns CAMCORE_E_WOULD_DEADLOCK.
+ * \since 0.1
  */
 int camcore_capturer_stop(camcore_capturer *capturer);
 
@@ -793,7 +865,8 @@ int camcore_capturer_stop(camcore_capturer *capturer);
  * Non-zero while the capturer streams.
  *
  * \param capturer the capturer; NULL gives 0.
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread, including the capturer's own callbacks.
+ * \since 0.1
  */
 int camcore_capturer_is_streaming(const camcore_capturer *capturer);
 
@@ -804,7 +877,8 @@ int camcore_capturer_is_streaming(const camcore_capturer *capturer);
  * \param out      filled; set out->struct_size first.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (never
  *          started).
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread, including the capturer's own callbacks.
+ * \since 0.1
  */
 int camcore_capturer_get_format(const camcore_capturer *capturer, camcore_capture_format *out);
 
@@ -814,7 +888,8 @@ int camcore_capturer_get_format(const camcore_capturer *capturer, camcore_captur
  * \param capturer the capturer.
  * \param out      filled; set out->struct_size first.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread, including the capturer's own callbacks.
+ * \since 0.1
  */
 int camcore_capturer_get_stats(const camcore_capturer *capturer, camcore_capture_stats *out);
 
@@ -826,7 +901,8 @@ int camcore_capturer_get_stats(const camcore_capturer *capturer, camcore_capture
  * \param capturer the capturer.
  * \returns the fd (>= 0), or CAMCORE_E_INVALID_ARG, or
  *          CAMCORE_E_NOT_SUPPORTED for the synthetic camera.
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread, including the capturer's own callbacks.
+ * \since 0.1
  */
 int camcore_capturer_fd(const camcore_capturer *capturer);
 
@@ -836,6 +912,8 @@ int camcore_capturer_fd(const camcore_capturer *capturer);
  * \param capturer the capturer.
  * \returns its id (as in camcore_device_info), owned by the capturer; NULL
  *          if capturer is NULL.
+ * \threadsafety Safe from any thread, including the capturer's own callbacks.
+ * \since 0.1
  */
 const char *camcore_capturer_device_id(const camcore_capturer *capturer);
 
@@ -863,22 +941,24 @@ const char *camcore_capturer_device_id(const camcore_capturer *capturer);
  *
  * Threads: every session operation runs on the session's own camera queue,
  * in call order (S16). The state calls (transmission, previews, sinks,
- * hook, custom source) wait until the change took effect and return its
- * status; called from inside one of the session's frame callbacks they are
- * queued instead, take effect right after the callback returns, and return
- * CAMCORE_OK. The capturer operations (start, stop, restart, change,
- * select, flip) return at once and call their completion exactly once, on
- * the camera queue, after the operation took effect. Device callbacks run
+ * hook, custom source, device callbacks) wait until the change took effect
+ * and return its status; on the camera queue itself (from a device
+ * callback or a completion) they take effect at once; called from inside
+ * one of the session's frame callbacks they are queued instead, take
+ * effect right after the callback returns, and return CAMCORE_OK. The
+ * capturer operations (start, stop, restart, change, select, flip,
+ * set_preference) return at once and call their completion exactly once,
+ * on the camera queue, after the operation took effect. Device callbacks run
  * on the camera queue; frame callbacks on the capture thread (or, for a
  * custom source, on the thread that pushes the frame). After a sink or
  * preview is replaced or removed, or the session freed, that callback is
  * not called again.
  */
 
-/** A video session. Opaque. */
+/** A video session. Opaque. \since 0.1 */
 typedef struct camcore_session camcore_session;
 
-/** Session settings. Fill with camcore_session_config_init(). */
+/** Session settings. Fill with camcore_session_config_init(). \since 0.1 */
 typedef struct camcore_session_config {
     /** sizeof(camcore_session_config). */
     uint32_t struct_size;
@@ -898,6 +978,8 @@ typedef struct camcore_session_config {
  * Fills a session config: first device, 1280x720 at 15–30 fps, native output.
  *
  * \param config the struct; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_session_config_init(camcore_session_config *config);
 
@@ -914,6 +996,7 @@ void camcore_session_config_init(camcore_session_config *config);
  *          device and turning the camera on gives CAMCORE_E_NO_DEVICE),
  *          CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 int camcore_session_new(camcore_manager *manager, const camcore_session_config *config,
                         camcore_session **out);
@@ -925,11 +1008,14 @@ int camcore_session_new(camcore_manager *manager, const camcore_session_config *
  * \param session the session; NULL is ignored. Called from inside one of
  *                the session's own callbacks it does nothing and sets
  *                CAMCORE_E_WOULD_DEADLOCK as the thread's last error.
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread. From inside one of the session's own
+ *               callbacks (frame, device, completion) it does nothing but set
+ *               CAMCORE_E_WOULD_DEADLOCK as the thread's last error.
+ * \since 0.1
  */
 void camcore_session_free(camcore_session *session);
 
-/** Initial video state of a transmission (S10). */
+/** Initial video state of a transmission (S10). \since 0.1 */
 #define CAMCORE_VIDEO_RESUME 0 /**< Video starts active: the camera turns on at once. */
 #define CAMCORE_VIDEO_PAUSE  1 /**< Video starts paused: the camera stays off until resume. */
 
@@ -945,37 +1031,66 @@ void camcore_session_free(camcore_session *session);
  *          transmitting), or the camera's error when it had to turn on
  *          (CAMCORE_E_BUSY, _NO_DEVICE, ...; the state is kept and the
  *          next change retries).
- * \threadsafety Safe from any thread.
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_start_transmission(camcore_session *session, int initial_state, int preparing);
 
 /**
  * Ends responder preparation: frames reach the transmission sink from now (S13).
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_end_preparation(camcore_session *session);
 
 /**
  * Stops transmitting video; the camera turns off unless a preview is active (S12).
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_pause_video(camcore_session *session);
 
 /**
  * Transmits video again; the camera turns back on (S12).
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_resume_video(camcore_session *session);
 
 /**
  * Holds the call: no transmission; camera off unless a preview is active (S11).
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_hold(camcore_session *session);
 
 /**
  * Unholds: transmission and camera as before the hold (a paused video stays paused) (S11).
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_unhold(camcore_session *session);
 
@@ -983,6 +1098,11 @@ int camcore_session_unhold(camcore_session *session);
  * Hard mute (S15): non-zero turns the transmission's camera off, keeping
  * the other transmission state (previews keep it on); 0 restores it.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_set_hard_mute(camcore_session *session, int muted);
 
@@ -990,6 +1110,11 @@ int camcore_session_set_hard_mute(camcore_session *session, int muted);
  * Ends transmission; the camera turns off unless a preview is active.
  * Ending when not transmitting is OK.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_end_transmission(camcore_session *session);
 
@@ -1000,6 +1125,11 @@ int camcore_session_end_transmission(camcore_session *session);
  *
  * \param callbacks copied; frames arrive on the capture thread.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size).
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_set_transmission_sink(camcore_session *session,
                                           const camcore_frame_callbacks *callbacks);
@@ -1012,6 +1142,11 @@ int camcore_session_set_transmission_sink(camcore_session *session,
  * \param preview_id receives an id for camcore_session_remove_preview().
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, or the camera's error (the
  *          preview stays added and *preview_id is set).
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_add_preview(camcore_session *session, const camcore_frame_callbacks *callbacks,
                                 uint32_t *preview_id);
@@ -1020,10 +1155,15 @@ int camcore_session_add_preview(camcore_session *session, const camcore_frame_ca
  * Removes a preview: after it returns its callbacks are not called again;
  * the camera turns off if nothing else needs it.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (unknown id).
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_remove_preview(camcore_session *session, uint32_t preview_id);
 
-/** A snapshot of a session's state. */
+/** A snapshot of a session's state. \since 0.1 */
 typedef struct camcore_session_state {
     /** sizeof(camcore_session_state). */
     uint32_t struct_size;
@@ -1044,12 +1184,19 @@ typedef struct camcore_session_state {
 /**
  * Reads the session's state; safe from callbacks.
  *
- * \param out filled; set out->struct_size and out->format.struct_size first.
+ * \param out filled whole, format included; set out->struct_size to
+ *            sizeof(camcore_session_state) first (out->format.struct_size
+ *            is not read: it comes back as sizeof(camcore_capture_format)
+ *            while the camera is on, else 0 with the rest of format).
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
+ * \threadsafety Safe from any thread, including the session's own callbacks. It
+ *               reads the state as last published by the camera queue: a change
+ *               queued from a frame callback shows once it took effect.
+ * \since 0.1
  */
 int camcore_session_get_state(camcore_session *session, camcore_session_state *out);
 
-/** Called once when a capturer operation has taken effect, on the camera queue. */
+/** Called once when a capturer operation has taken effect, on the camera queue. \since 0.1 */
 typedef void (*camcore_completion_fn)(void *user_data, int status);
 
 /**
@@ -1059,17 +1206,47 @@ typedef void (*camcore_completion_fn)(void *user_data, int status);
  * \param config     fourcc, size, fps and buffer count (output_fourcc is ignored).
  * \param completion called once with the status (NULL: none).
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct).
+ * \threadsafety Safe from any thread and from the session's callbacks: it
+ *               queues the operation and returns at once; the completion runs
+ *               on the camera queue.
+ * \since 0.1
  */
 int camcore_session_start(camcore_session *session, const camcore_capture_config *config,
                           camcore_completion_fn completion, void *user_data);
 
-/** S17 stop: the camera turns off and stays off until start or restart. Returns as camcore_session_start(). */
+/**
+ * S17 stop: the camera turns off and stays off until start or restart.
+ *
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle).
+ * \threadsafety Safe from any thread and from the session's callbacks: it
+ *               queues the operation and returns at once; the completion runs
+ *               on the camera queue.
+ * \since 0.1
+ */
 int camcore_session_stop(camcore_session *session, camcore_completion_fn completion, void *user_data);
 
-/** S17 restart: the camera back on (if S9 says so) with the same settings as before the stop. */
+/**
+ * S17 restart: the camera back on (if S9 says so) with the same settings as
+ * before the stop.
+ *
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle).
+ * \threadsafety Safe from any thread and from the session's callbacks: it
+ *               queues the operation and returns at once; the completion runs
+ *               on the camera queue.
+ * \since 0.1
+ */
 int camcore_session_restart(camcore_session *session, camcore_completion_fn completion, void *user_data);
 
-/** S17 change: new settings; the camera restarts with them if it is on. */
+/**
+ * S17 change: new settings; the camera restarts with them if it is on.
+ *
+ * \param config as for camcore_session_start().
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct).
+ * \threadsafety Safe from any thread and from the session's callbacks: it
+ *               queues the operation and returns at once; the completion runs
+ *               on the camera queue.
+ * \since 0.1
+ */
 int camcore_session_change(camcore_session *session, const camcore_capture_config *config,
                            camcore_completion_fn completion, void *user_data);
 
@@ -1078,6 +1255,13 @@ int camcore_session_change(camcore_session *session, const camcore_capture_confi
  * (its nearest format on the new device); on_selected reports the format.
  * The completion gets CAMCORE_E_CUSTOM_SOURCE_ACTIVE while a custom
  * source feeds transmission, CAMCORE_E_NO_DEVICE for an unknown id.
+ *
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle,
+ *          device_id NULL).
+ * \threadsafety Safe from any thread and from the session's callbacks: it
+ *               queues the operation and returns at once; the completion runs
+ *               on the camera queue.
+ * \since 0.1
  */
 int camcore_session_select(camcore_session *session, const char *device_id,
                            camcore_completion_fn completion, void *user_data);
@@ -1087,22 +1271,35 @@ int camcore_session_select(camcore_session *session, const char *device_id,
  * or with no positions known the next camera, at the format and rate
  * nearest to the current ones. Completion errors: CAMCORE_E_NO_DEVICE (no
  * other camera), CAMCORE_E_CUSTOM_SOURCE_ACTIVE.
+ *
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle).
+ * \threadsafety Safe from any thread and from the session's callbacks: it
+ *               queues the operation and returns at once; the completion runs
+ *               on the camera queue.
+ * \since 0.1
  */
 int camcore_session_flip(camcore_session *session, camcore_completion_fn completion, void *user_data);
 
 /**
  * Sets the preferred setting (S6) used when the camera turns on; applied
  * now if the camera is on with the preference (not after an explicit start).
+ *
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle,
+ *          preference NULL or invalid).
+ * \threadsafety Safe from any thread and from the session's callbacks: it
+ *               queues the operation and returns at once; the completion runs
+ *               on the camera queue.
+ * \since 0.1
  */
 int camcore_session_set_preference(camcore_session *session, const camcore_preference *preference,
                                    camcore_completion_fn completion, void *user_data);
 
-/** Capture hook results (S20). */
+/** Capture hook results (S20). \since 0.1 */
 #define CAMCORE_HOOK_PASS    0 /**< Hand the frame on unchanged. */
 #define CAMCORE_HOOK_DROP    1 /**< Drop it: transmission and previews do not see it. */
 #define CAMCORE_HOOK_REPLACE 2 /**< Hand on *replacement instead. */
 
-/** A capture hook (S20). Copied at camcore_session_set_capture_hook(). */
+/** A capture hook (S20). Copied at camcore_session_set_capture_hook(). \since 0.1 */
 typedef struct camcore_capture_hook {
     /** sizeof(camcore_capture_hook). */
     uint32_t struct_size;
@@ -1120,6 +1317,11 @@ typedef struct camcore_capture_hook {
  * Sets the capture hook, or removes it with NULL. After it returns the old
  * hook is not called again.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_set_capture_hook(camcore_session *session, const camcore_capture_hook *hook);
 
@@ -1128,6 +1330,11 @@ int camcore_session_set_capture_hook(camcore_session *session, const camcore_cap
  * takes the frames the app pushes instead of the camera's; the camera runs
  * only for previews; select and flip fail with CAMCORE_E_CUSTOM_SOURCE_ACTIVE.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, or the camera's error.
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_set_custom_source(camcore_session *session, int active);
 
@@ -1139,12 +1346,18 @@ int camcore_session_set_custom_source(camcore_session *session, int active);
  * \param frame fourcc, width, height, plane_count (1–3) and planes set.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad frame), CAMCORE_E_STATE
  *          (no custom source active).
+ * \threadsafety Safe from any thread, including the session's own callbacks.
+ *               The transmission sink runs on the calling thread, before this
+ *               returns.
+ * \since 0.1
  */
 int camcore_session_push_frame(camcore_session *session, const camcore_frame *frame);
 
 /**
  * Device events (S24), on the camera queue. Every pointer may be NULL.
  * The device and format passed are valid during the call.
+ *
+ * \since 0.1
  */
 typedef struct camcore_device_callbacks {
     /** sizeof(camcore_device_callbacks). */
@@ -1165,6 +1378,11 @@ typedef struct camcore_device_callbacks {
 /**
  * Sets the device callbacks, or removes them with NULL.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
+ * \threadsafety Safe from any thread and from the session's callbacks. It waits
+ *               until the change took effect; from inside one of the session's
+ *               frame callbacks it is queued instead and returns CAMCORE_OK
+ *               (see Threads above).
+ * \since 0.1
  */
 int camcore_session_set_device_callbacks(camcore_session *session,
                                          const camcore_device_callbacks *callbacks);
@@ -1191,7 +1409,7 @@ int camcore_session_set_device_callbacks(camcore_session *session,
  * - Menus may skip indices: use the items listed, not minimum..maximum.
  */
 
-/** Control types; values equal V4L2's V4L2_CTRL_TYPE_*. */
+/** Control types; values equal V4L2's V4L2_CTRL_TYPE_*. \since 0.1 */
 typedef enum camcore_control_type {
     /** 32-bit integer in minimum..maximum, a multiple of step above minimum. */
     CAMCORE_CONTROL_TYPE_INTEGER = 1,
@@ -1203,7 +1421,11 @@ typedef enum camcore_control_type {
     CAMCORE_CONTROL_TYPE_BUTTON = 4,
     /** 64-bit integer in minimum..maximum. */
     CAMCORE_CONTROL_TYPE_INTEGER64 = 5,
-    /** A string; listed (minimum/maximum are lengths) but not read or set by camcore. */
+    /**
+     * A string (minimum/maximum are lengths): read with
+     * camcore_capturer_get_control_string(), set with
+     * camcore_capturer_set_control_string().
+     */
     CAMCORE_CONTROL_TYPE_STRING = 7,
     /** 32 bits, unsigned; only the bits set in maximum may be set. */
     CAMCORE_CONTROL_TYPE_BITMASK = 8,
@@ -1211,7 +1433,7 @@ typedef enum camcore_control_type {
     CAMCORE_CONTROL_TYPE_INTEGER_MENU = 9
 } camcore_control_type;
 
-/** Control flags; values equal V4L2's V4L2_CTRL_FLAG_*. */
+/** Control flags; values equal V4L2's V4L2_CTRL_FLAG_*. \since 0.1 */
 #define CAMCORE_CONTROL_FLAG_DISABLED         0x0001u /**< Never listed by camcore. */
 #define CAMCORE_CONTROL_FLAG_GRABBED          0x0002u /**< Locked while streaming; setting gives CAMCORE_E_STATE. */
 #define CAMCORE_CONTROL_FLAG_READ_ONLY        0x0004u /**< Setting gives CAMCORE_E_NOT_SUPPORTED. */
@@ -1225,7 +1447,7 @@ typedef enum camcore_control_type {
 #define CAMCORE_CONTROL_FLAG_MODIFY_LAYOUT    0x0400u /**< Changing it may change the buffer layout. */
 #define CAMCORE_CONTROL_FLAG_DYNAMIC_ARRAY    0x0800u /**< A dynamic array (not listed by camcore). */
 
-/** Control ids of common camera controls; values equal V4L2's V4L2_CID_*. */
+/** Control ids of common camera controls; values equal V4L2's V4L2_CID_*. \since 0.1 */
 #define CAMCORE_CID_BRIGHTNESS                0x00980900u /**< V4L2_CID_BRIGHTNESS, integer. */
 #define CAMCORE_CID_CONTRAST                  0x00980901u /**< V4L2_CID_CONTRAST, integer. */
 #define CAMCORE_CID_SATURATION                0x00980902u /**< V4L2_CID_SATURATION, integer. */
@@ -1244,7 +1466,7 @@ typedef enum camcore_control_type {
 #define CAMCORE_CID_FOCUS_AUTO                0x009a090cu /**< V4L2_CID_FOCUS_AUTO, boolean. */
 #define CAMCORE_CID_ZOOM_ABSOLUTE             0x009a090du /**< V4L2_CID_ZOOM_ABSOLUTE, integer, driver units. */
 
-/** One item of a menu or integer-menu control. Owned by its control list. */
+/** One item of a menu or integer-menu control. Owned by its control list. \since 0.1 */
 typedef struct camcore_menu_item {
     /** The value to set to choose this item. */
     uint32_t index;
@@ -1254,7 +1476,7 @@ typedef struct camcore_menu_item {
     int64_t value;
 } camcore_menu_item;
 
-/** One control (S27). Strings and menus are owned by the list that holds it. */
+/** One control (S27). Strings and menus are owned by the list that holds it. \since 0.1 */
 typedef struct camcore_control_info {
     /** The control id (V4L2_CID_*; CAMCORE_CID_* for the common ones). */
     uint32_t id;
@@ -1265,7 +1487,7 @@ typedef struct camcore_control_info {
     /**
      * The range: the value is minimum..maximum, a multiple of step above
      * minimum. Bitmask: maximum holds the bits that may be set. Menus:
-     * indices. String: lengths in characters.
+     * indices. String: lengths in bytes, without the NUL.
      */
     int64_t minimum, maximum, step;
     /** The driver's default value. */
@@ -1283,7 +1505,7 @@ typedef struct camcore_control_info {
     const camcore_menu_item *menu;
 } camcore_control_info;
 
-/** A control list: one allocation, freed with camcore_control_list_free(). */
+/** A control list: one allocation, freed with camcore_control_list_free(). \since 0.1 */
 typedef struct camcore_control_list {
     /** Number of entries in controls. */
     size_t count;
@@ -1306,6 +1528,7 @@ typedef struct camcore_control_list {
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL or closed capturer, out
  *          NULL), CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread, including the control callback.
+ * \since 0.1
  */
 int camcore_capturer_list_controls(camcore_capturer *capturer, camcore_control_list **out);
 
@@ -1313,6 +1536,8 @@ int camcore_capturer_list_controls(camcore_capturer *capturer, camcore_control_l
  * Frees a control list, its strings and its menus.
  *
  * \param list the list; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_control_list_free(camcore_control_list *list);
 
@@ -1331,6 +1556,7 @@ void camcore_control_list_free(camcore_control_list *list);
  *          with camcore_capturer_get_control_string(); the synthetic
  *          camera), CAMCORE_E_NO_DEVICE, CAMCORE_E_IO.
  * \threadsafety Safe from any thread, including the control callback.
+ * \since 0.1
  */
 int camcore_capturer_get_control(camcore_capturer *capturer, uint32_t id, int64_t *value);
 
@@ -1357,12 +1583,13 @@ int camcore_capturer_get_control(camcore_capturer *capturer, uint32_t id, int64_
  *          grabbed while streaming), CAMCORE_E_BUSY, CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_IO.
  * \threadsafety Safe from any thread, including the control callback.
+ * \since 0.1
  */
 int camcore_capturer_set_control(camcore_capturer *capturer, uint32_t id, int64_t value,
                                  int64_t *applied);
 
 /**
- * Reads a string control (CAMCORE_CONTROL_STRING, V4L2_CTRL_TYPE_STRING)
+ * Reads a string control (CAMCORE_CONTROL_TYPE_STRING, V4L2_CTRL_TYPE_STRING)
  * with VIDIOC_G_EXT_CTRLS.
  *
  * \param capturer an open capturer.
@@ -1379,6 +1606,7 @@ int camcore_capturer_set_control(camcore_capturer *capturer, uint32_t id, int64_
  *          control, write-only; the synthetic camera), CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_IO.
  * \threadsafety Safe from any thread, including the control callback.
+ * \since 0.1
  */
 int camcore_capturer_get_control_string(camcore_capturer *capturer, uint32_t id, char *buffer,
                                         size_t size);
@@ -1402,15 +1630,16 @@ int camcore_capturer_get_control_string(camcore_capturer *capturer, uint32_t id,
  *          CAMCORE_E_STATE (inactive or grabbed), CAMCORE_E_BUSY,
  *          CAMCORE_E_NO_DEVICE, CAMCORE_E_IO.
  * \threadsafety Safe from any thread, including the control callback.
+ * \since 0.1
  */
 int camcore_capturer_set_control_string(camcore_capturer *capturer, uint32_t id, const char *value);
 
-/** What changed, in a control-change callback; values equal V4L2_EVENT_CTRL_CH_*. */
+/** What changed, in a control-change callback; values equal V4L2_EVENT_CTRL_CH_*. \since 0.1 */
 #define CAMCORE_CONTROL_CHANGED_VALUE 0x1u /**< The value changed. */
 #define CAMCORE_CONTROL_CHANGED_FLAGS 0x2u /**< The flags changed (e.g. INACTIVE cleared). */
 #define CAMCORE_CONTROL_CHANGED_RANGE 0x4u /**< minimum, maximum, step or default changed. */
 
-/** Control-change callbacks. Every pointer may be NULL. Copied at the call. */
+/** Control-change callbacks. Every pointer may be NULL. Copied at the call. \since 0.1 */
 typedef struct camcore_control_callbacks {
     /** sizeof(camcore_control_callbacks). */
     uint32_t struct_size;
@@ -1440,6 +1669,8 @@ typedef struct camcore_control_callbacks {
  * Fills a control callbacks struct: struct_size set, all else NULL.
  *
  * \param callbacks the struct; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
  */
 void camcore_control_callbacks_init(camcore_control_callbacks *callbacks);
 
@@ -1460,7 +1691,9 @@ void camcore_control_callbacks_init(camcore_control_callbacks *callbacks);
  *          struct_size too small), CAMCORE_E_NOT_SUPPORTED (the driver
  *          reports no control events), CAMCORE_E_WOULD_DEADLOCK (called
  *          from on_control_changed), CAMCORE_E_NO_MEMORY.
- * \threadsafety Safe from any thread but the control callback itself.
+ * \threadsafety Safe from any thread but the control callback itself, where it
+ *               returns CAMCORE_E_WOULD_DEADLOCK.
+ * \since 0.1
  */
 int camcore_capturer_set_control_callbacks(camcore_capturer *capturer,
                                            const camcore_control_callbacks *callbacks);

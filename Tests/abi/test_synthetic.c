@@ -660,6 +660,8 @@ static void test_S29_version(void)
     CHECK(camcore_version_string() != NULL && strcmp(camcore_version_string(), expect) == 0,
           "camcore_version_string() '%s', expected '%s'",
           camcore_version_string() ? camcore_version_string() : "(null)", expect);
+    CHECK(strcmp(CAMCORE_VERSION_STRING, expect) == 0, "CAMCORE_VERSION_STRING '%s', expected '%s'",
+          CAMCORE_VERSION_STRING, expect);
 }
 
 static void test_S29_strerror_names(void)

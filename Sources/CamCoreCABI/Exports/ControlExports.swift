@@ -121,10 +121,10 @@ public func cabi_capturer_set_control_callbacks(_ capturer: OpaquePointer?,
     guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
     var handler: CameraControls.ChangeHandler? = nil
     if let callbacks {
-        guard callbacks.pointee.struct_size >= UInt32(MemoryLayout<camcore_control_callbacks>.size) else {
-            return invalid("\(fn): callbacks->struct_size \(callbacks.pointee.struct_size) is too small; call camcore_control_callbacks_init()")
+        let cb: camcore_control_callbacks
+        do { cb = try Versioned.controlCallbacks.read(callbacks, over: camcore_control_callbacks(), fn, "callbacks") } catch {
+            return fail(error)
         }
-        let cb = callbacks.pointee
         if let on = cb.on_control_changed {
             let userData = cb.user_data
             handler = { change in

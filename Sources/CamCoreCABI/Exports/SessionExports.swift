@@ -27,20 +27,14 @@ private func status(_ e: CamError?) -> Int32 { e.map(fail) ?? 0 }
 /// Errors: invalidArgument for a short struct_size.
 private func sink(_ cb: UnsafePointer<camcore_frame_callbacks>?, _ fn: String) throws(CamError) -> FrameSink? {
     guard let cb else { return nil }
-    guard cb.pointee.struct_size >= UInt32(MemoryLayout<camcore_frame_callbacks>.size) else {
-        throw .invalidArgument("\(fn): callbacks->struct_size is too small; call camcore_frame_callbacks_init()")
-    }
-    let c = cb.pointee
+    let c = try Versioned.frameCallbacks.read(cb, over: camcore_frame_callbacks(), fn, "callbacks")
     guard let onFrame = c.on_frame else { return nil }
     let userData = c.user_data
     return { frame in FrameBox.withBorrowed(frame) { onFrame(userData, $0) } }
 }
 
 private func preference(_ p: UnsafePointer<camcore_preference>, _ fn: String) throws(CamError) -> CapturePreference {
-    guard p.pointee.struct_size >= UInt32(MemoryLayout<camcore_preference>.size) else {
-        throw .invalidArgument("\(fn): preference->struct_size is too small; call camcore_preference_init()")
-    }
-    let v = p.pointee
+    let v = try Versioned.preference.read(p, over: camcore_preference(), fn, "preference")
     guard v.width > 0, v.height > 0, v.min_fps.numerator > 0, v.min_fps.denominator > 0,
           v.max_fps.numerator > 0, v.max_fps.denominator > 0 else {
         throw .invalidArgument("\(fn): the preference needs a non-zero size and rates")
@@ -56,9 +50,7 @@ private func request(_ c: UnsafePointer<camcore_capture_config>?, _ fn: String) 
     guard let c else { throw .invalidArgument("\(fn): config is NULL") }
     var v = camcore_capture_config()
     cabi_capture_config_init(&v)
-    guard Versioned.read(c, into: &v, minimum: Versioned.captureConfigV1) else {
-        throw .invalidArgument("\(fn): config->struct_size is too small; call camcore_capture_config_init()")
-    }
+    v = try Versioned.captureConfig.read(c, over: v, fn, "config")
     if v.fps.denominator == 0 && v.fps.numerator != 0 { throw .invalidArgument("\(fn): fps has a zero denominator") }
     return CaptureRequest(fourcc: FourCC(rawValue: v.fourcc), width: Int(v.width), height: Int(v.height),
                           frameRate: v.fps.numerator == 0 ? nil : FrameRate(v.fps.numerator, v.fps.denominator),
@@ -95,10 +87,7 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
     var c = camcore_session_config()
     cabi_session_config_init(&c)
     if let config {
-        guard config.pointee.struct_size >= UInt32(MemoryLayout<camcore_session_config>.size) else {
-            return invalid("\(fn): config->struct_size is too small; call camcore_session_config_init()")
-        }
-        c = config.pointee
+        do { c = try Versioned.sessionConfig.read(config, over: c, fn, "config") } catch { return fail(error) }
     }
     do {
         let pref = try withUnsafePointer(to: c.preference) { p throws(CamError) in try preference(p, fn) }
@@ -210,9 +199,7 @@ public func cabi_session_remove_preview(_ s: OpaquePointer?, _ id: UInt32) -> In
 public func cabi_session_get_state(_ s: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_session_state>?) -> Int32 {
     let fn = "camcore_session_get_state"
     guard let out else { return invalid("\(fn): out is NULL") }
-    guard out.pointee.struct_size >= UInt32(MemoryLayout<camcore_session_state>.size) else {
-        return invalid("\(fn): out->struct_size must be sizeof(camcore_session_state)")
-    }
+    do { _ = try Versioned.sessionState.outSize(out, fn) } catch { return fail(error) }
     return call(s, fn) { v throws(CamError) in
         let st = v.currentState
         var r = camcore_session_state()
@@ -292,11 +279,10 @@ public func cabi_session_set_capture_hook(_ s: OpaquePointer?, _ hook: UnsafePoi
     let fn = "camcore_session_set_capture_hook"
     var h: ((Frame) -> HookResult)?
     if let hook {
-        guard hook.pointee.struct_size >= UInt32(MemoryLayout<camcore_capture_hook>.size) else {
-            return invalid("\(fn): hook->struct_size is too small")
-        }
-        if let onCapture = hook.pointee.on_capture {
-            let ud = hook.pointee.user_data
+        let hk: camcore_capture_hook
+        do { hk = try Versioned.captureHook.read(hook, over: camcore_capture_hook(), fn, "hook") } catch { return fail(error) }
+        if let onCapture = hk.on_capture {
+            let ud = hk.user_data
             h = { frame in
                 var replacement = camcore_frame()
                 replacement.struct_size = UInt32(MemoryLayout<camcore_frame>.size)
@@ -333,10 +319,10 @@ public func cabi_session_set_device_callbacks(_ s: OpaquePointer?, _ cb: UnsafeP
     let fn = "camcore_session_set_device_callbacks"
     var handler: ((SessionEvent) -> Void)?
     if let cb {
-        guard cb.pointee.struct_size >= UInt32(MemoryLayout<camcore_device_callbacks>.size) else {
-            return invalid("\(fn): callbacks->struct_size is too small")
+        let c: camcore_device_callbacks
+        do { c = try Versioned.deviceCallbacks.read(cb, over: camcore_device_callbacks(), fn, "callbacks") } catch {
+            return fail(error)
         }
-        let c = cb.pointee
         handler = { event in
             let withDevice = withCDevice
             switch event {

@@ -53,7 +53,7 @@ enum FrameBox {
     /// A Swift frame describing an app's C frame (custom source, hook
     /// replacement); nil when it is malformed. Not retainable.
     static func frame(from c: camcore_frame) -> Frame? {
-        guard c.struct_size >= UInt32(MemoryLayout<camcore_frame>.size), c.width > 0, c.height > 0,
+        guard Versioned.frame.accepts(c.struct_size), c.width > 0, c.height > 0,
               (1...3).contains(c.plane_count) else { return nil }
         let cp = [c.planes.0, c.planes.1, c.planes.2]
         for i in 0..<Int(c.plane_count) where cp[i].data == nil || cp[i].length == 0 { return nil }

@@ -37,6 +37,16 @@ final class Handles: @unchecked Sendable {
     }
 }
 
+/// The live manager behind a handle; nil (with the thread's last error
+/// set) for a NULL, freed or foreign one. Shared by every section's exports.
+func managerBox(_ m: OpaquePointer?, _ fn: String) -> ManagerBox? {
+    guard let box = Handles.shared.get(m, as: ManagerBox.self) else {
+        LastError.set("\(fn): manager is NULL or not a live manager")
+        return nil
+    }
+    return box
+}
+
 // The app's callback tables are called on camcore's threads by contract
 // (camcore.h says which thread each callback runs on, and the app's
 // user_data is the app's to make safe there), so they cross threads.

@@ -1,4 +1,5 @@
-public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
+internal import CCamCore  // only internal helpers here
+import CamCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,27 +7,84 @@ import Glibc
 /// Structs that start with `uint32_t struct_size` grow by appending
 /// fields. A caller built against an older header passes a smaller size:
 /// camcore reads and writes only that many bytes and defaults the rest.
+///
+/// This is the one table of camcore.h's caller-filled structs with the
+/// smallest struct_size each entry point accepts; every export checks and
+/// copies them through it (`read` for structs the app fills, `outSize`
+/// and `write` for structs camcore fills).
 enum Versioned {
-    /// Sizes of the 0.1.0 structs before fields were appended.
-    static let captureConfigV1 = UInt32(MemoryLayout<camcore_capture_config>.offset(of: \.output_fourcc)!)
-    static let captureFormatV1 = UInt32(MemoryLayout<camcore_capture_format>.offset(of: \.source_fourcc)!)
-    static let captureStatsV1 = UInt32(MemoryLayout<camcore_capture_stats>.offset(of: \.measured_fps)!)
+    /// A struct that never grew accepts only its full size. One that grew
+    /// names its first appended field: a caller predating it ends there.
+    static let managerConfig = Layout<camcore_manager_config>(initializer: "camcore_manager_config_init")
+    static let hotplugCallbacks = Layout<camcore_hotplug_callbacks>()
+    static let preference = Layout<camcore_preference>(initializer: "camcore_preference_init")
+    static let setting = Layout<camcore_setting>()
+    static let frame = Layout<camcore_frame>()
+    static let frameCallbacks = Layout<camcore_frame_callbacks>(initializer: "camcore_frame_callbacks_init")
+    static let captureConfig = Layout<camcore_capture_config>(grewAt: \.output_fourcc,
+                                                              initializer: "camcore_capture_config_init")
+    static let captureFormat = Layout<camcore_capture_format>(grewAt: \.source_fourcc)
+    static let captureStats = Layout<camcore_capture_stats>(grewAt: \.measured_fps)
+    static let sessionConfig = Layout<camcore_session_config>(initializer: "camcore_session_config_init")
+    static let sessionState = Layout<camcore_session_state>()
+    static let captureHook = Layout<camcore_capture_hook>()
+    static let deviceCallbacks = Layout<camcore_device_callbacks>()
+    static let controlCallbacks = Layout<camcore_control_callbacks>(initializer: "camcore_control_callbacks_init")
 
-    /// Copies the caller's struct over `value` (which holds the defaults),
-    /// up to the caller's struct_size. False when it is below `minimum`.
-    static func read<T>(_ p: UnsafePointer<T>, into value: inout T, minimum: UInt32) -> Bool {
-        let size = UnsafeRawPointer(p).load(as: UInt32.self)
-        guard size >= minimum else { return false }
-        withUnsafeMutableBytes(of: &value) { dst in
-            _ = memcpy(dst.baseAddress!, p, min(Int(size), MemoryLayout<T>.size))
+    /// One caller-filled struct `T`: the smallest struct_size accepted and
+    /// the `_init()` helper a refusal points to.
+    struct Layout<T>: Sendable {
+        /// The smallest struct_size accepted.
+        let minimum: UInt32
+        /// The helper that fills `T`, named in the refusal; nil when none exists.
+        let initializer: StaticString?
+
+        /// A struct that never grew: only its full size.
+        init(initializer: StaticString? = nil) {
+            minimum = UInt32(MemoryLayout<T>.size)
+            self.initializer = initializer
         }
-        return true
-    }
 
-    /// Writes `value` to the caller's struct, up to `size` bytes.
-    static func write<T>(_ value: T, to p: UnsafeMutablePointer<T>, size: UInt32) {
-        withUnsafeBytes(of: value) { src in
-            _ = memcpy(p, src.baseAddress!, min(Int(size), MemoryLayout<T>.size))
+        /// A struct that grew: from the offset of its first appended field.
+        init(grewAt firstAppended: PartialKeyPath<T>, initializer: StaticString? = nil) {
+            minimum = UInt32(MemoryLayout<T>.offset(of: firstAppended)!)
+            self.initializer = initializer
+        }
+
+        /// Whether a struct_size is accepted.
+        func accepts(_ size: UInt32) -> Bool { size >= minimum }
+
+        /// The caller's struct (argument `name` of `fn`) copied over
+        /// `defaults` up to its struct_size: a shorter, older struct keeps
+        /// the defaults past its end. Errors: invalidArgument when its
+        /// struct_size is below the minimum.
+        func read(_ p: UnsafePointer<T>, over defaults: T, _ fn: String, _ name: String) throws(CamError) -> T {
+            let size = UnsafeRawPointer(p).load(as: UInt32.self)
+            guard accepts(size) else {
+                let hint = initializer.map { "; call \($0)()" } ?? ""
+                throw .invalidArgument("\(fn): \(name)->struct_size \(size) is too small\(hint)")
+            }
+            var value = defaults
+            withUnsafeMutableBytes(of: &value) { dst in
+                _ = memcpy(dst.baseAddress!, p, min(Int(size), MemoryLayout<T>.size))
+            }
+            return value
+        }
+
+        /// The struct_size the caller set in its out-struct `out` of `fn`:
+        /// camcore writes that many bytes (`write`). Errors:
+        /// invalidArgument when it is below the minimum.
+        func outSize(_ out: UnsafeMutablePointer<T>, _ fn: String) throws(CamError) -> UInt32 {
+            let size = UnsafeRawPointer(out).load(as: UInt32.self)
+            guard accepts(size) else { throw .invalidArgument("\(fn): out->struct_size must be sizeof(\(T.self))") }
+            return size
+        }
+
+        /// Writes `value` to the caller's struct, up to `size` bytes.
+        func write(_ value: T, to p: UnsafeMutablePointer<T>, size: UInt32) {
+            withUnsafeBytes(of: value) { src in
+                _ = memcpy(p, src.baseAddress!, min(Int(size), MemoryLayout<T>.size))
+            }
         }
     }
 }

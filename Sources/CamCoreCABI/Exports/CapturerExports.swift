@@ -1,0 +1,150 @@
+// The C ABI of camcore.h's "Capturer" section: @_cdecl exports only.
+// Each body checks its arguments, makes one call into CamCore and maps
+// any error to a status; no Swift error or trap crosses the boundary.
+public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
+import CamCore
+
+@_cdecl("camcore_frame_callbacks_init")
+public func cabi_frame_callbacks_init(_ cb: UnsafeMutablePointer<camcore_frame_callbacks>?) {
+    cb?.pointee = camcore_frame_callbacks(
+        struct_size: UInt32(MemoryLayout<camcore_frame_callbacks>.size), user_data: nil, on_frame: nil, on_error: nil)
+}
+
+@_cdecl("camcore_capture_config_init")
+public func cabi_capture_config_init(_ c: UnsafeMutablePointer<camcore_capture_config>?) {
+    c?.pointee = camcore_capture_config(
+        struct_size: UInt32(MemoryLayout<camcore_capture_config>.size), fourcc: FourCC.yuyv.rawValue,
+        width: 640, height: 480, fps: camcore_fraction(numerator: 30, denominator: 1), buffer_count: 4,
+        output_fourcc: 0)
+}
+
+private func capturerBox(_ c: OpaquePointer?, _ fn: String) -> CapturerBox? {
+    guard let box = Handles.shared.get(c, as: CapturerBox.self) else {
+        LastError.set("\(fn): capturer is NULL or not a live capturer")
+        return nil
+    }
+    return box
+}
+
+@_cdecl("camcore_capturer_open")
+public func cabi_capturer_open(_ manager: OpaquePointer?, _ deviceID: UnsafePointer<CChar>?,
+                               _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else { return invalid("camcore_capturer_open: out is NULL") }
+    out.pointee = nil
+    guard let box = managerBox(manager, "camcore_capturer_open") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let deviceID else { return invalid("camcore_capturer_open: device_id is NULL") }
+    do {
+        let capturer = try box.manager.open(deviceID: String(cString: deviceID))
+        out.pointee = Handles.shared.add(CapturerBox(capturer))
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_capturer_close")
+public func cabi_capturer_close(_ capturer: OpaquePointer?) {
+    guard let box = Handles.shared.get(capturer, as: CapturerBox.self) else { return }
+    do {
+        try box.capturer.close()
+        _ = Handles.shared.remove(capturer, as: CapturerBox.self)
+    } catch {
+        _ = fail(error)
+    }
+}
+
+@_cdecl("camcore_capturer_start")
+public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePointer<camcore_capture_config>?,
+                                _ callbacks: UnsafePointer<camcore_frame_callbacks>?) -> Int32 {
+    guard let box = capturerBox(capturer, "camcore_capturer_start") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    let fn = "camcore_capturer_start"
+    var c = camcore_capture_config()
+    cabi_capture_config_init(&c)
+    var cb = camcore_frame_callbacks()
+    do {
+        if let config { c = try Versioned.captureConfig.read(config, over: c, fn, "config") }
+        if let callbacks { cb = try Versioned.frameCallbacks.read(callbacks, over: cb, fn, "callbacks") }
+    } catch {
+        return fail(error)
+    }
+    if c.fps.denominator == 0 && c.fps.numerator != 0 {
+        return invalid("camcore_capturer_start: fps \(c.fps.numerator)/0 has a zero denominator")
+    }
+    let request = CaptureRequest(
+        fourcc: FourCC(rawValue: c.fourcc), width: Int(c.width), height: Int(c.height),
+        frameRate: c.fps.numerator == 0 ? nil : FrameRate(c.fps.numerator, c.fps.denominator),
+        bufferCount: Int(c.buffer_count),
+        output: c.output_fourcc == 0 ? nil : FourCC(rawValue: c.output_fourcc))
+    let userData = cb.user_data
+    let onFrame = cb.on_frame, onError = cb.on_error
+    do {
+        try box.capturer.start(request, onFrame: { frame in
+            guard let onFrame else { return }
+            FrameBox.withBorrowed(frame) { onFrame(userData, $0) }
+        }, onError: { error in
+            guard let onError else { return }
+            error.message.withCString { onError(userData, error.status, $0) }
+        })
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_capturer_stop")
+public func cabi_capturer_stop(_ capturer: OpaquePointer?) -> Int32 {
+    guard let box = capturerBox(capturer, "camcore_capturer_stop") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    do {
+        try box.capturer.stop()
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_capturer_is_streaming")
+public func cabi_capturer_is_streaming(_ capturer: OpaquePointer?) -> Int32 {
+    guard let box = Handles.shared.get(capturer, as: CapturerBox.self) else { return 0 }
+    return box.capturer.isStreaming ? 1 : 0
+}
+
+@_cdecl("camcore_capturer_get_format")
+public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_capture_format>?) -> Int32 {
+    guard let box = capturerBox(capturer, "camcore_capturer_get_format") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let out else { return invalid("camcore_capturer_get_format: out is NULL") }
+    let size: UInt32
+    do { size = try Versioned.captureFormat.outSize(out, "camcore_capturer_get_format") } catch { return fail(error) }
+    guard let f = box.capturer.format else { return fail(.state("the capturer was never started")) }
+    var r = cCaptureFormat(f)
+    r.struct_size = size
+    Versioned.captureFormat.write(r, to: out, size: size)
+    return 0
+}
+
+@_cdecl("camcore_capturer_get_stats")
+public func cabi_capturer_get_stats(_ capturer: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_capture_stats>?) -> Int32 {
+    guard let box = capturerBox(capturer, "camcore_capturer_get_stats") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let out else { return invalid("camcore_capturer_get_stats: out is NULL") }
+    let size: UInt32
+    do { size = try Versioned.captureStats.outSize(out, "camcore_capturer_get_stats") } catch { return fail(error) }
+    let s = box.capturer.stats
+    Versioned.captureStats.write(camcore_capture_stats(struct_size: size, frames_delivered: s.delivered,
+                                          frames_dropped: s.dropped, frames_corrupted: s.corrupted,
+                                          measured_fps: s.measuredFPS), to: out, size: size)
+    return 0
+}
+
+@_cdecl("camcore_capturer_fd")
+public func cabi_capturer_fd(_ capturer: OpaquePointer?) -> Int32 {
+    guard let box = capturerBox(capturer, "camcore_capturer_fd") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let fd = box.capturer.fileDescriptor else {
+        return fail(.notSupported("\(box.capturer.device.name) has no file descriptor"))
+    }
+    return fd
+}
+
+@_cdecl("camcore_capturer_device_id")
+public func cabi_capturer_device_id(_ capturer: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = Handles.shared.get(capturer, as: CapturerBox.self) else { return nil }
+    return UnsafePointer(box.deviceID)
+}

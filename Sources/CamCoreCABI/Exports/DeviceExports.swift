@@ -1,0 +1,33 @@
+// The C ABI of camcore.h's "Devices" section: @_cdecl exports only.
+// Each body checks its arguments, makes one call into CamCore and maps
+// any error to a status; no Swift error or trap crosses the boundary.
+public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
+import CamCore
+
+@_cdecl("camcore_manager_list_devices")
+public func cabi_manager_list_devices(_ manager: OpaquePointer?,
+                                      _ out: UnsafeMutablePointer<UnsafeMutablePointer<camcore_device_list>?>?) -> Int32 {
+    guard let out else { return invalid("camcore_manager_list_devices: out is NULL") }
+    out.pointee = nil
+    guard let box = managerBox(manager, "camcore_manager_list_devices") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let list = Lists.deviceList(box.manager.devices()) else { return fail(.noMemory("device list")) }
+    out.pointee = Lists.handOut(list)
+    return 0
+}
+
+@_cdecl("camcore_device_list_free")
+public func cabi_device_list_free(_ list: UnsafeMutablePointer<camcore_device_list>?) { Lists.release(list) }
+
+@_cdecl("camcore_manager_set_hotplug_callbacks")
+public func cabi_manager_set_hotplug_callbacks(_ manager: OpaquePointer?,
+                                               _ cb: UnsafePointer<camcore_hotplug_callbacks>?) -> Int32 {
+    let fn = "camcore_manager_set_hotplug_callbacks"
+    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    var c: camcore_hotplug_callbacks?
+    if let cb {
+        do { c = try Versioned.hotplugCallbacks.read(cb, over: camcore_hotplug_callbacks(), fn, "callbacks") } catch {
+            return fail(error)
+        }
+    }
+    return box.setHotplug(c)
+}

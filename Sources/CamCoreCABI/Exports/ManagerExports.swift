@@ -1,0 +1,34 @@
+// The C ABI of camcore.h's "Manager" section: @_cdecl exports only.
+// Each body checks its arguments, makes one call into CamCore and maps
+// any error to a status; no Swift error or trap crosses the boundary.
+public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
+import CamCore
+
+@_cdecl("camcore_manager_config_init")
+public func cabi_manager_config_init(_ config: UnsafeMutablePointer<camcore_manager_config>?) {
+    config?.pointee = camcore_manager_config(
+        struct_size: UInt32(MemoryLayout<camcore_manager_config>.size), include_synthetic: 0)
+}
+
+@_cdecl("camcore_manager_new")
+public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
+                             _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else { return invalid("camcore_manager_new: out is NULL") }
+    out.pointee = nil
+    var c = ManagerConfig()
+    if let config {
+        do {
+            let v = try Versioned.managerConfig.read(config, over: camcore_manager_config(), "camcore_manager_new", "config")
+            c.syntheticCount = Int(max(0, min(v.include_synthetic, 2)))
+        } catch {
+            return fail(error)
+        }
+    }
+    out.pointee = Handles.shared.add(ManagerBox(Manager(config: c)))
+    return 0
+}
+
+@_cdecl("camcore_manager_free")
+public func cabi_manager_free(_ manager: OpaquePointer?) {
+    _ = Handles.shared.remove(manager, as: ManagerBox.self)
+}
