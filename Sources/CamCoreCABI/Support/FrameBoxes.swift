@@ -1,4 +1,4 @@
-public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
+internal import CCamCore
 import CamCore
 import Synchronization
 #if canImport(Glibc)
