@@ -79,7 +79,7 @@ import numpy as np
 __all__ = [
     "VERSION", "VERSION_MAJOR", "VERSION_MINOR", "VERSION_PATCH", "VERSION_NUM",
     "version", "library_version", "library_path", "strerror", "last_error_message",
-    "fourcc", "fourcc_str",
+    "fourcc", "fourcc_str", "PixelFormat", "pixel_format",
     "CamcoreError", "InvalidArgError", "NoDeviceError", "BusyError", "AccessError",
     "NotSupportedError", "TimeoutError_", "IOError_", "StateError",
     "CustomSourceActiveError", "WouldDeadlockError", "NoMemoryError", "InternalError",
@@ -323,6 +323,26 @@ class camcore_setting(Structure):
     ]
 
 
+class camcore_pixel_format_info(Structure):
+    """One pixel format of camcore's table (camcore_pixel_format_info); set struct_size first."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("fourcc", c_uint32),
+        ("name", c_char * 8),
+        ("description", c_char * 32),
+        ("flags", c_uint32),
+        ("plane_count", c_uint32),
+        ("memory_plane_count", c_uint32),
+        ("bytes_per_pixel", c_uint32),
+        ("horizontal_subsampling", c_uint32),
+        ("vertical_subsampling", c_uint32),
+        ("plane_group_bytes", c_uint32 * 3),
+        ("plane_group_pixels", c_uint32 * 3),
+        ("plane_vertical_subsampling", c_uint32 * 3),
+    ]
+
+
 # Opaque handles are passed as c_void_p.
 _manager_p = c_void_p
 _capturer_p = c_void_p
@@ -335,6 +355,10 @@ _PROTOTYPES = [
     ("camcore_strerror", c_char_p, [c_int]),
     ("camcore_last_error_message", c_char_p, []),
     ("camcore_fourcc_to_string", c_char_p, [c_uint32, POINTER(c_char)]),
+    ("camcore_pixel_format_get_info", c_int, [c_uint32, POINTER(camcore_pixel_format_info)]),
+    ("camcore_pixel_format_plane_size", c_int,
+     [c_uint32, c_uint32, c_uint32, c_uint32, POINTER(c_uint32), POINTER(c_uint32)]),
+    ("camcore_pixel_format_frame_size", c_int, [c_uint32, c_uint32, c_uint32, POINTER(c_uint32)]),
     ("camcore_manager_config_init", None, [POINTER(camcore_manager_config)]),
     ("camcore_manager_new", c_int, [POINTER(camcore_manager_config), POINTER(_manager_p)]),
     ("camcore_manager_free", None, [_manager_p]),
@@ -629,6 +653,69 @@ def fourcc_str(code: int) -> str:
     buf = ctypes.create_string_buffer(5)
     _lib.camcore_fourcc_to_string(int(code) & _U32_MAX, buf)
     return buf.raw[:4].decode("latin-1")
+
+
+@dataclasses.dataclass(frozen=True)
+class PixelFormat:
+    """One pixel format of camcore's table (camcore_pixel_format_get_info).
+
+    Sizes are the tight ones (rows without padding); captured frames may pad
+    rows, so step them by the plane's stride."""
+
+    fourcc_code: int
+    #: The name v4l2-ctl prints: "YUYV", "Y16 -BE".
+    name: str
+    #: The kernel's description, e.g. "Planar YUV 4:2:0".
+    description: str
+    compressed: bool
+    #: Logical planes (as frames carry them) and V4L2 memory planes.
+    plane_count: int
+    memory_plane_count: int
+    #: Bytes per pixel of plane 0; 0 for compressed formats.
+    bytes_per_pixel: int
+    #: Chroma subsampling (horizontal, vertical): (2, 2) for 4:2:0; (0, 0) if compressed.
+    subsampling: Tuple[int, int]
+
+    def plane_size(self, width: int, height: int, plane: int = 0) -> Tuple[int, int]:
+        """(bytes of one row, rows) of a plane at width x height pixels.
+        Raises NotSupportedError for compressed formats, InvalidArgError past the planes."""
+        row, rows = c_uint32(), c_uint32()
+        _check(_lib.camcore_pixel_format_plane_size(self.fourcc_code, _u32("width", width),
+                                                    _u32("height", height), _u32("plane", plane),
+                                                    byref(row), byref(rows)),
+               "camcore_pixel_format_plane_size")
+        return row.value, rows.value
+
+    def frame_size(self, width: int, height: int) -> int:
+        """Bytes of one tightly packed frame (planes one after the other)."""
+        n = c_uint32()
+        _check(_lib.camcore_pixel_format_frame_size(self.fourcc_code, _u32("width", width),
+                                                    _u32("height", height), byref(n)),
+               "camcore_pixel_format_frame_size")
+        return n.value
+
+
+_PIXEL_FORMATS: dict = {}
+
+
+def pixel_format(code: Union[str, bytes, int]) -> Optional[PixelFormat]:
+    """The table entry of a FourCC ('YU12', 'I420', 0x56595559), or None when camcore
+    does not know the format. The table is static, so entries are cached."""
+    c = _fourcc(code)
+    if c not in _PIXEL_FORMATS:
+        info = camcore_pixel_format_info()
+        info.struct_size = sizeof(camcore_pixel_format_info)
+        status = _lib.camcore_pixel_format_get_info(c, byref(info))
+        if status == E_NOT_SUPPORTED:
+            _PIXEL_FORMATS[c] = None
+        else:
+            _check(status, "camcore_pixel_format_get_info")
+            _PIXEL_FORMATS[c] = PixelFormat(
+                fourcc_code=c, name=_s(info.name), description=_s(info.description),
+                compressed=bool(info.flags & FORMAT_COMPRESSED), plane_count=info.plane_count,
+                memory_plane_count=info.memory_plane_count, bytes_per_pixel=info.bytes_per_pixel,
+                subsampling=(info.horizontal_subsampling, info.vertical_subsampling))
+    return _PIXEL_FORMATS[c]
 
 
 def _frac(f: camcore_fraction) -> Optional[Fraction]:
