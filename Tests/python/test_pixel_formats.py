@@ -1,4 +1,6 @@
-"""S5/S22: camcore's pixel-format table through the ABI (camcore.pixel_format)."""
+"""S5/S22: camcore's pixel-format table through the ABI (camcore.pixel_format), and
+the Python binding's frame shapes and pushed-frame planes that read it."""
+import numpy as np
 import pytest
 
 import camcore
@@ -38,3 +40,24 @@ def test_S5_mjpeg_big_endian_and_unknown():
     be = camcore.pixel_format(camcore.fourcc("Y16") | 0x80000000)
     assert be.name == "Y16 -BE" and be.description == "16-bit Greyscale BE"
     assert camcore.pixel_format("ZZZZ") is None
+
+
+def test_S22_frame_array_shapes_follow_the_table(cap):
+    for code, shape in (("YUYV", (240, 320, 2)), ("YU12", (240, 320)), ("NV12", (240, 320))):
+        frames = cap.capture(2, fourcc=code, width=320, height=240, fps=30)
+        assert frames, code
+        f = frames[-1]
+        assert f.array.shape == shape, code
+        pf = camcore.pixel_format(code)
+        assert sum(l for l in f.lengths) >= pf.frame_size(320, 240)
+
+
+def test_S21_pushed_planes_use_the_table(manager, synth_id):
+    # The plane sizes push_frame builds are the table's: a buffer one byte
+    # short of I420's frame size is refused, the exact size is accepted.
+    pf = camcore.pixel_format("I420")
+    with manager.session(synth_id) as s:
+        s.custom_source(True)
+        with pytest.raises(camcore.InvalidArgError):
+            s.push_frame(np.zeros(pf.frame_size(64, 48) - 1, np.uint8), "I420", 64, 48)
+        s.push_frame(np.zeros(pf.frame_size(64, 48), np.uint8), "I420", 64, 48)

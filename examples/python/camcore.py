@@ -867,25 +867,13 @@ class Setting:
                                  (ADJUSTED_FORMAT, "format")) if self.adjusted & bit]
 
 
-# Pixel layouts for Frame.array: packed formats -> bytes per pixel; planar ones start
-# with a full-size 8-bit Y plane.
-_PACKED_BPP = {
-    "YUYV": 2, "YVYU": 2, "UYVY": 2, "VYUY": 2, "RGBP": 2, "RGBO": 2,
-    "RGB3": 3, "BGR3": 3, "GREY": 1,
-    "AR24": 4, "XR24": 4, "AB24": 4, "XB24": 4, "RA24": 4, "RX24": 4,
-    "BA24": 4, "BX24": 4, "RGB4": 4, "BGR4": 4,
-}
-_Y_FIRST = {"YU12", "YV12", "NV12", "NV21", "NV16", "NV61", "422P", "YM12", "NM12"}
-
-
-def _shaped(fourcc_s: str, width: int, height: int, stride: int, data: np.ndarray) -> np.ndarray:
-    """A view of a plane's 1-D bytes shaped for its format, rows stepped by stride."""
-    if fourcc_s in _PACKED_BPP:
-        bpp = _PACKED_BPP[fourcc_s]
-    elif fourcc_s in _Y_FIRST:
-        bpp = 1
-    else:
+def _shaped(code: int, width: int, height: int, stride: int, data: np.ndarray) -> np.ndarray:
+    """A view of plane 0's 1-D bytes shaped for its format (bytes per pixel from the
+    pixel-format table), rows stepped by stride."""
+    pf = pixel_format(code)
+    if pf is None or pf.compressed or pf.bytes_per_pixel == 0:
         return data
+    bpp = pf.bytes_per_pixel
     row = width * bpp
     if width == 0 or height == 0 or stride < row or data.size < (height - 1) * stride + row:
         return data  # compressed, unknown or short (corrupted) data: plain bytes
@@ -1031,13 +1019,14 @@ class _FrameBase:
     def array(self) -> np.ndarray:
         """Zero-copy, read-only numpy view of the image, rows stepped by the stride.
 
-        YUYV-like: (h, w, 2); RGB3/BGR3: (h, w, 3); 32-bit RGB: (h, w, 4);
-        GREY: (h, w); I420/NV12 and other Y-first planar formats: the Y plane
-        (h, w); MJPEG, unknown or short (corrupted) data: 1-D bytes. Valid as
-        long as the frame is (see plane()).
+        Shaped by plane 0's bytes per pixel in camcore's pixel-format table
+        (pixel_format()): YUYV-like: (h, w, 2); RGB3/BGR3: (h, w, 3); 32-bit
+        RGB: (h, w, 4); GREY: (h, w); I420/NV12 and other Y-first planar
+        formats: the Y plane (h, w); MJPEG, unknown or short (corrupted) data:
+        1-D bytes. Valid as long as the frame is (see plane()).
         """
         c = self._c()
-        return _shaped(fourcc_str(c.fourcc), c.width, c.height, c.planes[0].stride, self.plane(0))
+        return _shaped(c.fourcc, c.width, c.height, c.planes[0].stride, self.plane(0))
 
     def copy(self) -> CapturedFrame:
         """A CapturedFrame holding copies of the planes (valid forever)."""
@@ -1045,7 +1034,7 @@ class _FrameBase:
         planes = [self.plane(i).copy() for i in range(min(c.plane_count, 3))]
         fcc = fourcc_str(c.fourcc)
         strides = self.strides
-        arr = _shaped(fcc, c.width, c.height, strides[0] if strides else 0,
+        arr = _shaped(c.fourcc, c.width, c.height, strides[0] if strides else 0,
                       planes[0] if planes else np.zeros(0, np.uint8))
         return CapturedFrame(
             fourcc=fcc, width=c.width, height=c.height, sequence=c.sequence,
@@ -2530,17 +2519,6 @@ atexit.register(_close_sessions_at_exit)
 SessionFrameCallback = Callable[[Frame], None]
 Completion = Callable[[Optional[CamcoreError]], None]
 
-# Planes of a pushed frame by FourCC: list of (bytes-per-pixel of the row,
-# width divisor, height divisor). Packed formats have one plane.
-_PUSH_LAYOUTS = {
-    "YUYV": [(2, 1, 1)], "UYVY": [(2, 1, 1)], "YVYU": [(2, 1, 1)], "VYUY": [(2, 1, 1)],
-    "RGB3": [(3, 1, 1)], "BGR3": [(3, 1, 1)], "AB24": [(4, 1, 1)], "AR24": [(4, 1, 1)],
-    "XR24": [(4, 1, 1)], "RGB4": [(4, 1, 1)], "BGR4": [(4, 1, 1)], "GREY": [(1, 1, 1)],
-    "YU12": [(1, 1, 1), (1, 2, 2), (1, 2, 2)], "YV12": [(1, 1, 1), (1, 2, 2), (1, 2, 2)],
-    "NV12": [(1, 1, 1), (2, 2, 2)], "NV21": [(1, 1, 1), (2, 2, 2)],
-}
-
-
 class Session:
     """A video session: the camera switch of a call (camcore_session, S9–S21).
 
@@ -2889,7 +2867,10 @@ class Session:
         fcc = _fourcc(fourcc)
         name = fourcc_str(fcc)
         width, height = _u32("width", width), _u32("height", height)
-        layout = _PUSH_LAYOUTS.get(name)
+        pf = pixel_format(fcc)
+        # Raw formats: tightly packed planes with the table's sizes.
+        layout = None if pf is None or pf.compressed else \
+            [pf.plane_size(width, height, i) for i in range(pf.plane_count)]
         f = camcore_frame()
         f.struct_size = sizeof(camcore_frame)
         f.fourcc = fcc
@@ -2903,9 +2884,8 @@ class Session:
             f.planes[0].length = data.size
         else:
             offset = 0
-            for i, (bpp, wdiv, hdiv) in enumerate(layout):
-                stride = bpp * ((width + wdiv - 1) // wdiv)
-                length = stride * ((height + hdiv - 1) // hdiv)
+            for i, (stride, rows) in enumerate(layout):
+                length = stride * rows
                 if offset + length > data.size:
                     raise InvalidArgError(
                         f"push_frame: {data.size} bytes is too small for {name} "
