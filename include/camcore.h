@@ -210,6 +210,9 @@ typedef struct camcore_fraction {
 
 /**
  * Writes the four characters of a FourCC and a terminating NUL into out.
+ * Bytes outside printable ASCII (V4L2's big-endian bit 31 included) are
+ * written as '?'; the name v4l2-ctl prints ("Y16 -BE") is
+ * camcore_pixel_format_info's name.
  *
  * \param fourcc the code.
  * \param out    at least 5 bytes; NULL is ignored.
@@ -501,6 +504,115 @@ int camcore_manager_list_formats(camcore_manager *manager, const char *device_id
  * \since 0.1
  */
 void camcore_format_list_free(camcore_format_list *list);
+
+/* ------------------------------------------------------------------ */
+/* Pixel formats                                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * camcore's table of pixel formats, keyed by FourCC: names, planes, their
+ * geometry and chroma subsampling, and the size of a tightly packed frame.
+ * Frames are split into planes by the same table (S22).
+ *
+ * Geometry is given per plane as groups of pixels: a row of plane p holds
+ * ceil(width / plane_group_pixels[p]) groups of plane_group_bytes[p] bytes,
+ * and the plane has ceil(height / plane_vertical_subsampling[p]) rows.
+ * YUYV is one plane of 4-byte groups of 2 pixels; I420 is Y (1 byte per
+ * pixel), then U and V (1 byte per 2x2 pixels); NV12 is Y, then
+ * interleaved CbCr (2 bytes per 2x2 pixels). These are the tight sizes:
+ * captured frames may pad their rows, so step rows by camcore_plane.stride.
+ */
+
+/** One pixel format of camcore's table. Filled by camcore_pixel_format_get_info(). */
+typedef struct camcore_pixel_format_info {
+    /** sizeof(camcore_pixel_format_info). */
+    uint32_t struct_size;
+    /** The FourCC looked up. */
+    uint32_t fourcc;
+    /**
+     * The name as v4l2-ctl prints it: the four characters, "-BE" appended
+     * when bit 31 (V4L2's big-endian flag) is set: "YUYV", "Y16 -BE".
+     * NUL-terminated.
+     */
+    char name[8];
+    /** The kernel's description, e.g. "Planar YUV 4:2:0". NUL-terminated. */
+    char description[32];
+    /** CAMCORE_FORMAT_COMPRESSED for MJPEG, JPEG, H.264, HEVC; else 0. */
+    uint32_t flags;
+    /** Logical planes, as frames carry them: 1 (packed, compressed), 2 (Y, CbCr) or 3 (Y, Cb, Cr). */
+    uint32_t plane_count;
+    /** V4L2 memory planes: 1 for formats in one buffer (YU12, NV12), plane_count for YM12, NM12. */
+    uint32_t memory_plane_count;
+    /** Bytes per pixel of plane 0 (YUYV 2, I420 1, RGB3 3); 0 for compressed formats. */
+    uint32_t bytes_per_pixel;
+    /**
+     * Chroma subsampling, horizontal and vertical: 2 and 2 for 4:2:0, 2 and
+     * 1 for 4:2:2, 1 and 1 for 4:4:4 and formats without chroma (RGB, grey,
+     * Bayer); 0 for compressed formats.
+     */
+    uint32_t horizontal_subsampling, vertical_subsampling;
+    /** Per plane: bytes of one group of pixels in a row; 0 past plane_count and for compressed formats. */
+    uint32_t plane_group_bytes[3];
+    /** Per plane: pixels of the image's width one group covers; 0 past plane_count. */
+    uint32_t plane_group_pixels[3];
+    /** Per plane: image rows per row of the plane (2 for 4:2:0 chroma); 0 past plane_count. */
+    uint32_t plane_vertical_subsampling[3];
+} camcore_pixel_format_info;
+
+/**
+ * Looks a pixel format up in camcore's table.
+ *
+ * For a FourCC camcore does not know, out->fourcc and out->name are still
+ * filled (the name needs no table) and every other field is 0.
+ *
+ * \param fourcc the code (V4L2_PIX_FMT_*, CAMCORE_FOURCC_*).
+ * \param out    filled; set out->struct_size = sizeof *out first.
+ * \returns CAMCORE_OK; CAMCORE_E_INVALID_ARG (out NULL or struct_size too
+ *          small); CAMCORE_E_NOT_SUPPORTED (the FourCC is not in the table).
+ * \threadsafety Safe from any thread.
+ * \since 0.1
+ * \sa camcore_pixel_format_plane_size, camcore_pixel_format_frame_size
+ */
+int camcore_pixel_format_get_info(uint32_t fourcc, camcore_pixel_format_info *out);
+
+/**
+ * The tight size of one plane of a raw format at a given image size: bytes
+ * of one row without padding, and rows.
+ *
+ * \param fourcc    the code.
+ * \param width     image width in pixels (0 gives 0 bytes).
+ * \param height    image height in pixels (0 gives 0 rows).
+ * \param plane     the plane, 0 to plane_count - 1.
+ * \param row_bytes receives the bytes of one row; may be NULL.
+ * \param rows      receives the rows of the plane; may be NULL.
+ * \returns CAMCORE_OK; CAMCORE_E_INVALID_ARG (plane past the format's
+ *          planes, or a size whose bytes do not fit in 32 bits);
+ *          CAMCORE_E_NOT_SUPPORTED (the FourCC is not in the table, or it is
+ *          a compressed format, whose planes have no fixed size). On failure
+ *          the outputs are set to 0.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
+ * \sa camcore_pixel_format_get_info
+ */
+int camcore_pixel_format_plane_size(uint32_t fourcc, uint32_t width, uint32_t height, uint32_t plane,
+                                    uint32_t *row_bytes, uint32_t *rows);
+
+/**
+ * The bytes of one tightly packed frame of a raw format: its planes one
+ * after the other, rows without padding (I420 640x480: 460800).
+ *
+ * \param fourcc the code.
+ * \param width  image width in pixels.
+ * \param height image height in pixels.
+ * \param bytes  receives the size in bytes; set to 0 on failure.
+ * \returns CAMCORE_OK; CAMCORE_E_INVALID_ARG (bytes NULL, or a size that
+ *          does not fit in 32 bits); CAMCORE_E_NOT_SUPPORTED (the FourCC is
+ *          not in the table, or it is compressed).
+ * \threadsafety Safe from any thread.
+ * \since 0.1
+ * \sa camcore_pixel_format_plane_size
+ */
+int camcore_pixel_format_frame_size(uint32_t fourcc, uint32_t width, uint32_t height, uint32_t *bytes);
 
 /* ------------------------------------------------------------------ */
 /* Negotiation (S6, S7)                                                */

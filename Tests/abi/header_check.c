@@ -117,6 +117,23 @@ static int signatures(void)
            (cb.on_frame == 0) + (cb.on_error == 0);
 }
 
+/* The pixel formats section: its type and each function signature. */
+static int pixel_formats_section(void)
+{
+    camcore_pixel_format_info pi;
+    int (*get_info)(uint32_t, camcore_pixel_format_info *) = camcore_pixel_format_get_info;
+    int (*plane_size)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t *, uint32_t *) =
+        camcore_pixel_format_plane_size;
+    int (*frame_size)(uint32_t, uint32_t, uint32_t, uint32_t *) = camcore_pixel_format_frame_size;
+    unsigned long sum = sizeof pi + sizeof pi.name + sizeof pi.description + sizeof pi.plane_group_bytes +
+                        sizeof pi.plane_group_pixels + sizeof pi.plane_vertical_subsampling;
+
+    pi.struct_size = (uint32_t)sizeof pi;
+    pi.flags = CAMCORE_FORMAT_COMPRESSED;
+    sum += pi.struct_size + pi.flags;
+    return (int)(sum & 1u) + (get_info != 0) + (plane_size != 0) + (frame_size != 0);
+}
+
 /* The controls section (S27, S28): each type, macro and function signature. */
 static int controls_section(void)
 {
@@ -243,5 +260,6 @@ static int session_section(void)
 int header_check(void);
 int header_check(void)
 {
-    return (int)(use_everything() & 1u) + signatures() + controls_section() + session_section();
+    return (int)(use_everything() & 1u) + signatures() + pixel_formats_section() + controls_section() +
+           session_section();
 }

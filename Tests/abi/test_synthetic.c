@@ -863,6 +863,122 @@ static void test_S4_synthetic_listed_only_when_asked(void)
 /* S5: the synthetic camera's formats                                  */
 /* ------------------------------------------------------------------ */
 
+/* The pixel-format table through the ABI: real values for I420, NV12,
+ * YUYV, RGB24, MJPEG, a big-endian name and an unknown FourCC. */
+static void plane_size_is(uint32_t fourcc, uint32_t w, uint32_t h, uint32_t p, uint32_t want_row,
+                          uint32_t want_rows)
+{
+    uint32_t row = 99, rows = 99;
+    char name[5];
+    int rc = camcore_pixel_format_plane_size(fourcc, w, h, p, &row, &rows);
+
+    CHECK(rc == CAMCORE_OK && row == want_row && rows == want_rows,
+          "%s %ux%u plane %u: rc %d, %u bytes x %u rows, expected %u x %u",
+          camcore_fourcc_to_string(fourcc, name), (unsigned)w, (unsigned)h, (unsigned)p, rc,
+          (unsigned)row, (unsigned)rows, (unsigned)want_row, (unsigned)want_rows);
+}
+
+static camcore_pixel_format_info format_info(uint32_t fourcc, int *rc)
+{
+    camcore_pixel_format_info info;
+
+    memset(&info, 0xAB, sizeof info);
+    info.struct_size = sizeof info;
+    *rc = camcore_pixel_format_get_info(fourcc, &info);
+    return info;
+}
+
+static void test_S5_pixel_format_table(void)
+{
+    const uint32_t y16_be = CAMCORE_FOURCC('Y', '1', '6', ' ') | 0x80000000u;
+    camcore_pixel_format_info info;
+    uint32_t bytes = 99, row = 99, rows = 99;
+    int rc;
+
+    info = format_info(CAMCORE_FOURCC_I420, &rc);
+    CHECK_STATUS(rc, CAMCORE_OK, "get_info(I420)");
+    CHECK(info.fourcc == CAMCORE_FOURCC_I420 && strcmp(info.name, "YU12") == 0, "I420 name '%s'", info.name);
+    CHECK(strcmp(info.description, "Planar YUV 4:2:0") == 0, "I420 description '%s'", info.description);
+    CHECK(info.plane_count == 3 && info.memory_plane_count == 1 && info.flags == 0,
+          "I420: %u planes, %u memory planes, flags %u", (unsigned)info.plane_count,
+          (unsigned)info.memory_plane_count, (unsigned)info.flags);
+    CHECK(info.bytes_per_pixel == 1 && info.horizontal_subsampling == 2 && info.vertical_subsampling == 2,
+          "I420: bpp %u, subsampling %ux%u", (unsigned)info.bytes_per_pixel,
+          (unsigned)info.horizontal_subsampling, (unsigned)info.vertical_subsampling);
+    CHECK(info.plane_group_bytes[1] == 1 && info.plane_group_pixels[1] == 2 &&
+              info.plane_vertical_subsampling[1] == 2,
+          "I420 plane 1 group: %u bytes / %u pixels, rows / %u", (unsigned)info.plane_group_bytes[1],
+          (unsigned)info.plane_group_pixels[1], (unsigned)info.plane_vertical_subsampling[1]);
+    plane_size_is(CAMCORE_FOURCC_I420, 640, 480, 0, 640, 480);
+    plane_size_is(CAMCORE_FOURCC_I420, 640, 480, 1, 320, 240);
+    plane_size_is(CAMCORE_FOURCC_I420, 640, 480, 2, 320, 240);
+    plane_size_is(CAMCORE_FOURCC_I420, 641, 481, 2, 321, 241);
+    CHECK_STATUS(camcore_pixel_format_frame_size(CAMCORE_FOURCC_I420, 640, 480, &bytes), CAMCORE_OK,
+                 "frame_size(I420)");
+    CHECK(bytes == 460800, "I420 640x480 frame: %u bytes, expected 460800", (unsigned)bytes);
+    CHECK_STATUS(camcore_pixel_format_plane_size(CAMCORE_FOURCC_I420, 640, 480, 3, &row, &rows),
+                 CAMCORE_E_INVALID_ARG, "plane_size(I420, plane 3)");
+    CHECK(row == 0 && rows == 0, "plane 3: outputs %u, %u, expected 0", (unsigned)row, (unsigned)rows);
+
+    info = format_info(CAMCORE_FOURCC_NV12, &rc);
+    CHECK(rc == CAMCORE_OK && info.plane_count == 2 && info.plane_group_bytes[1] == 2,
+          "NV12: rc %d, %u planes, plane 1 group %u bytes", rc, (unsigned)info.plane_count,
+          (unsigned)info.plane_group_bytes[1]);
+    plane_size_is(CAMCORE_FOURCC_NV12, 640, 480, 1, 640, 240);
+    CHECK_STATUS(camcore_pixel_format_frame_size(CAMCORE_FOURCC_NV12, 640, 480, &bytes), CAMCORE_OK,
+                 "frame_size(NV12)");
+    CHECK(bytes == 460800, "NV12 frame: %u bytes", (unsigned)bytes);
+
+    info = format_info(CAMCORE_FOURCC_YUYV, &rc);
+    CHECK(rc == CAMCORE_OK && info.plane_count == 1 && info.bytes_per_pixel == 2 &&
+              info.horizontal_subsampling == 2 && info.vertical_subsampling == 1,
+          "YUYV: rc %d, %u planes, bpp %u", rc, (unsigned)info.plane_count, (unsigned)info.bytes_per_pixel);
+    plane_size_is(CAMCORE_FOURCC_YUYV, 640, 480, 0, 1280, 480);
+    plane_size_is(CAMCORE_FOURCC_YUYV, 641, 480, 0, 1284, 480);
+
+    info = format_info(CAMCORE_FOURCC_RGB24, &rc);
+    CHECK(rc == CAMCORE_OK && info.bytes_per_pixel == 3 && strcmp(info.name, "RGB3") == 0 &&
+              strcmp(info.description, "24-bit RGB 8-8-8") == 0,
+          "RGB24: rc %d, bpp %u, '%s' '%s'", rc, (unsigned)info.bytes_per_pixel, info.name, info.description);
+    plane_size_is(CAMCORE_FOURCC_RGB24, 640, 480, 0, 1920, 480);
+
+    info = format_info(CAMCORE_FOURCC_MJPEG, &rc);
+    CHECK(rc == CAMCORE_OK && info.flags == CAMCORE_FORMAT_COMPRESSED && info.plane_count == 1 &&
+              info.bytes_per_pixel == 0 && strcmp(info.description, "Motion-JPEG") == 0,
+          "MJPEG: rc %d, flags %u, bpp %u, '%s'", rc, (unsigned)info.flags, (unsigned)info.bytes_per_pixel,
+          info.description);
+    CHECK_STATUS(camcore_pixel_format_plane_size(CAMCORE_FOURCC_MJPEG, 640, 480, 0, &row, &rows),
+                 CAMCORE_E_NOT_SUPPORTED, "plane_size(MJPEG)");
+    CHECK_STATUS(camcore_pixel_format_frame_size(CAMCORE_FOURCC_MJPEG, 640, 480, &bytes),
+                 CAMCORE_E_NOT_SUPPORTED, "frame_size(MJPEG)");
+    CHECK(bytes == 0, "frame_size(MJPEG) left %u", (unsigned)bytes);
+
+    info = format_info(y16_be, &rc);
+    CHECK(rc == CAMCORE_OK && strcmp(info.name, "Y16 -BE") == 0 &&
+              strcmp(info.description, "16-bit Greyscale BE") == 0 && info.bytes_per_pixel == 2,
+          "Y16-BE: rc %d, '%s' '%s', bpp %u", rc, info.name, info.description, (unsigned)info.bytes_per_pixel);
+
+    info = format_info(CAMCORE_FOURCC('Z', 'Z', 'Z', 'Z'), &rc);
+    CHECK_STATUS(rc, CAMCORE_E_NOT_SUPPORTED, "get_info(ZZZZ)");
+    CHECK(strcmp(info.name, "ZZZZ") == 0 && info.plane_count == 0 && info.description[0] == 0,
+          "ZZZZ: name '%s', %u planes", info.name, (unsigned)info.plane_count);
+    CHECK_STATUS(camcore_pixel_format_plane_size(CAMCORE_FOURCC('Z', 'Z', 'Z', 'Z'), 640, 480, 0, NULL, NULL),
+                 CAMCORE_E_NOT_SUPPORTED, "plane_size(ZZZZ)");
+
+    /* Bad arguments. */
+    CHECK_STATUS(camcore_pixel_format_get_info(CAMCORE_FOURCC_I420, NULL), CAMCORE_E_INVALID_ARG,
+                 "get_info(out NULL)");
+    info.struct_size = 4;
+    CHECK_STATUS(camcore_pixel_format_get_info(CAMCORE_FOURCC_I420, &info), CAMCORE_E_INVALID_ARG,
+                 "get_info(struct_size 4)");
+    CHECK_STATUS(camcore_pixel_format_frame_size(CAMCORE_FOURCC_I420, 640, 480, NULL), CAMCORE_E_INVALID_ARG,
+                 "frame_size(bytes NULL)");
+    CHECK_STATUS(camcore_pixel_format_frame_size(CAMCORE_FOURCC_RGBA, 0xFFFFFFFFu, 0xFFFFFFFFu, &bytes),
+                 CAMCORE_E_INVALID_ARG, "frame_size(2^32-1 squared)");
+    CHECK_STATUS(camcore_pixel_format_plane_size(CAMCORE_FOURCC_RGBA, 0xFFFFFFFFu, 1, 0, &row, &rows),
+                 CAMCORE_E_INVALID_ARG, "plane_size(row over 32 bits)");
+}
+
 static int fraction_is(camcore_fraction f, uint32_t fps)
 {
     return f.denominator != 0 && (uint64_t)f.numerator == (uint64_t)fps * f.denominator;
@@ -2144,6 +2260,7 @@ int main(void)
     run_test("test_S29_last_error_per_thread", test_S29_last_error_per_thread);
     run_test("test_S4_synthetic_listed_only_when_asked", test_S4_synthetic_listed_only_when_asked);
     run_test("test_S5_synthetic_formats", test_S5_synthetic_formats);
+    run_test("test_S5_pixel_format_table", test_S5_pixel_format_table);
     run_test("test_S22_capture_yuyv_640x480", test_S22_capture_yuyv_640x480);
     run_test("test_S22_capture_yuyv_1280x720_at_15", test_S22_capture_yuyv_1280x720_at_15);
     run_test("test_S22_capture_i420", test_S22_capture_i420);

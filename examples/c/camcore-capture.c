@@ -464,9 +464,18 @@ static void yuv_to_rgb(int y, int u, int v, uint8_t rgb[3])
     rgb[2] = clamp_fixed(c + 516 * d + 128);
 }
 
-/* Checks that a plane holds `rows` rows of `row_bytes` bytes each at its stride. */
-static int plane_ok(const camcore_plane *p, uint32_t rows, uint32_t row_bytes)
+/* Checks that plane i of a frame holds all its rows at its stride. The
+ * bytes of one row and the rows of each plane come from camcore's
+ * pixel-format table (YUYV: 2 bytes per pixel; I420: U and V at half width
+ * and height; NV12: interleaved U,V at half height). */
+static int plane_ok(const camcore_frame *f, uint32_t i)
 {
+    const camcore_plane *p = &f->planes[i];
+    uint32_t row_bytes, rows;
+
+    if (i >= f->plane_count ||
+        camcore_pixel_format_plane_size(f->fourcc, f->width, f->height, i, &row_bytes, &rows) != CAMCORE_OK)
+        return 0;
     return p->data != NULL && p->stride >= row_bytes &&
            (uint64_t)p->stride * (rows - 1) + row_bytes <= p->length;
 }
@@ -476,12 +485,12 @@ static int plane_ok(const camcore_plane *p, uint32_t rows, uint32_t row_bytes)
  * Returns 0, or -1 for formats this example does not convert. */
 static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
 {
-    uint32_t w = f->width, h = f->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    uint32_t w = f->width, h = f->height;
     uint32_t x, y;
 
     switch (f->fourcc) {
     case CAMCORE_FOURCC_YUYV: /* Y0 U Y1 V: two pixels share U and V */
-        if (f->plane_count < 1 || !plane_ok(&f->planes[0], h, cw * 4))
+        if (!plane_ok(f, 0))
             return -1;
         for (y = 0; y < h; y++) {
             const uint8_t *row = f->planes[0].data + (size_t)y * f->planes[0].stride;
@@ -493,8 +502,7 @@ static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
         return 0;
 
     case CAMCORE_FOURCC_I420: /* Y plane, then U and V at half size */
-        if (f->plane_count < 3 || !plane_ok(&f->planes[0], h, w) ||
-            !plane_ok(&f->planes[1], ch, cw) || !plane_ok(&f->planes[2], ch, cw))
+        if (!plane_ok(f, 0) || !plane_ok(f, 1) || !plane_ok(f, 2))
             return -1;
         for (y = 0; y < h; y++) {
             const uint8_t *ys = f->planes[0].data + (size_t)y * f->planes[0].stride;
@@ -506,8 +514,7 @@ static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
         return 0;
 
     case CAMCORE_FOURCC_NV12: /* Y plane, then interleaved U,V at half size */
-        if (f->plane_count < 2 || !plane_ok(&f->planes[0], h, w) ||
-            !plane_ok(&f->planes[1], ch, cw * 2))
+        if (!plane_ok(f, 0) || !plane_ok(f, 1))
             return -1;
         for (y = 0; y < h; y++) {
             const uint8_t *ys = f->planes[0].data + (size_t)y * f->planes[0].stride;
@@ -520,7 +527,7 @@ static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
 
     case CAMCORE_FOURCC_RGB24:
     case CAMCORE_FOURCC_BGR24:
-        if (f->plane_count < 1 || !plane_ok(&f->planes[0], h, w * 3))
+        if (!plane_ok(f, 0))
             return -1;
         for (y = 0; y < h; y++) {
             const uint8_t *row = f->planes[0].data + (size_t)y * f->planes[0].stride;

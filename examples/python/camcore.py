@@ -79,7 +79,7 @@ import numpy as np
 __all__ = [
     "VERSION", "VERSION_MAJOR", "VERSION_MINOR", "VERSION_PATCH", "VERSION_NUM",
     "version", "library_version", "library_path", "strerror", "last_error_message",
-    "fourcc", "fourcc_str",
+    "fourcc", "fourcc_str", "PixelFormat", "pixel_format",
     "CamcoreError", "InvalidArgError", "NoDeviceError", "BusyError", "AccessError",
     "NotSupportedError", "TimeoutError_", "IOError_", "StateError",
     "CustomSourceActiveError", "WouldDeadlockError", "NoMemoryError", "InternalError",
@@ -323,6 +323,26 @@ class camcore_setting(Structure):
     ]
 
 
+class camcore_pixel_format_info(Structure):
+    """One pixel format of camcore's table (camcore_pixel_format_info); set struct_size first."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("fourcc", c_uint32),
+        ("name", c_char * 8),
+        ("description", c_char * 32),
+        ("flags", c_uint32),
+        ("plane_count", c_uint32),
+        ("memory_plane_count", c_uint32),
+        ("bytes_per_pixel", c_uint32),
+        ("horizontal_subsampling", c_uint32),
+        ("vertical_subsampling", c_uint32),
+        ("plane_group_bytes", c_uint32 * 3),
+        ("plane_group_pixels", c_uint32 * 3),
+        ("plane_vertical_subsampling", c_uint32 * 3),
+    ]
+
+
 # Opaque handles are passed as c_void_p.
 _manager_p = c_void_p
 _capturer_p = c_void_p
@@ -335,6 +355,10 @@ _PROTOTYPES = [
     ("camcore_strerror", c_char_p, [c_int]),
     ("camcore_last_error_message", c_char_p, []),
     ("camcore_fourcc_to_string", c_char_p, [c_uint32, POINTER(c_char)]),
+    ("camcore_pixel_format_get_info", c_int, [c_uint32, POINTER(camcore_pixel_format_info)]),
+    ("camcore_pixel_format_plane_size", c_int,
+     [c_uint32, c_uint32, c_uint32, c_uint32, POINTER(c_uint32), POINTER(c_uint32)]),
+    ("camcore_pixel_format_frame_size", c_int, [c_uint32, c_uint32, c_uint32, POINTER(c_uint32)]),
     ("camcore_manager_config_init", None, [POINTER(camcore_manager_config)]),
     ("camcore_manager_new", c_int, [POINTER(camcore_manager_config), POINTER(_manager_p)]),
     ("camcore_manager_free", None, [_manager_p]),
@@ -631,6 +655,69 @@ def fourcc_str(code: int) -> str:
     return buf.raw[:4].decode("latin-1")
 
 
+@dataclasses.dataclass(frozen=True)
+class PixelFormat:
+    """One pixel format of camcore's table (camcore_pixel_format_get_info).
+
+    Sizes are the tight ones (rows without padding); captured frames may pad
+    rows, so step them by the plane's stride."""
+
+    fourcc_code: int
+    #: The name v4l2-ctl prints: "YUYV", "Y16 -BE".
+    name: str
+    #: The kernel's description, e.g. "Planar YUV 4:2:0".
+    description: str
+    compressed: bool
+    #: Logical planes (as frames carry them) and V4L2 memory planes.
+    plane_count: int
+    memory_plane_count: int
+    #: Bytes per pixel of plane 0; 0 for compressed formats.
+    bytes_per_pixel: int
+    #: Chroma subsampling (horizontal, vertical): (2, 2) for 4:2:0; (0, 0) if compressed.
+    subsampling: Tuple[int, int]
+
+    def plane_size(self, width: int, height: int, plane: int = 0) -> Tuple[int, int]:
+        """(bytes of one row, rows) of a plane at width x height pixels.
+        Raises NotSupportedError for compressed formats, InvalidArgError past the planes."""
+        row, rows = c_uint32(), c_uint32()
+        _check(_lib.camcore_pixel_format_plane_size(self.fourcc_code, _u32("width", width),
+                                                    _u32("height", height), _u32("plane", plane),
+                                                    byref(row), byref(rows)),
+               "camcore_pixel_format_plane_size")
+        return row.value, rows.value
+
+    def frame_size(self, width: int, height: int) -> int:
+        """Bytes of one tightly packed frame (planes one after the other)."""
+        n = c_uint32()
+        _check(_lib.camcore_pixel_format_frame_size(self.fourcc_code, _u32("width", width),
+                                                    _u32("height", height), byref(n)),
+               "camcore_pixel_format_frame_size")
+        return n.value
+
+
+_PIXEL_FORMATS: dict = {}
+
+
+def pixel_format(code: Union[str, bytes, int]) -> Optional[PixelFormat]:
+    """The table entry of a FourCC ('YU12', 'I420', 0x56595559), or None when camcore
+    does not know the format. The table is static, so entries are cached."""
+    c = _fourcc(code)
+    if c not in _PIXEL_FORMATS:
+        info = camcore_pixel_format_info()
+        info.struct_size = sizeof(camcore_pixel_format_info)
+        status = _lib.camcore_pixel_format_get_info(c, byref(info))
+        if status == E_NOT_SUPPORTED:
+            _PIXEL_FORMATS[c] = None
+        else:
+            _check(status, "camcore_pixel_format_get_info")
+            _PIXEL_FORMATS[c] = PixelFormat(
+                fourcc_code=c, name=_s(info.name), description=_s(info.description),
+                compressed=bool(info.flags & FORMAT_COMPRESSED), plane_count=info.plane_count,
+                memory_plane_count=info.memory_plane_count, bytes_per_pixel=info.bytes_per_pixel,
+                subsampling=(info.horizontal_subsampling, info.vertical_subsampling))
+    return _PIXEL_FORMATS[c]
+
+
 def _frac(f: camcore_fraction) -> Optional[Fraction]:
     return Fraction(f.numerator, f.denominator) if f.denominator else None
 
@@ -780,25 +867,13 @@ class Setting:
                                  (ADJUSTED_FORMAT, "format")) if self.adjusted & bit]
 
 
-# Pixel layouts for Frame.array: packed formats -> bytes per pixel; planar ones start
-# with a full-size 8-bit Y plane.
-_PACKED_BPP = {
-    "YUYV": 2, "YVYU": 2, "UYVY": 2, "VYUY": 2, "RGBP": 2, "RGBO": 2,
-    "RGB3": 3, "BGR3": 3, "GREY": 1,
-    "AR24": 4, "XR24": 4, "AB24": 4, "XB24": 4, "RA24": 4, "RX24": 4,
-    "BA24": 4, "BX24": 4, "RGB4": 4, "BGR4": 4,
-}
-_Y_FIRST = {"YU12", "YV12", "NV12", "NV21", "NV16", "NV61", "422P", "YM12", "NM12"}
-
-
-def _shaped(fourcc_s: str, width: int, height: int, stride: int, data: np.ndarray) -> np.ndarray:
-    """A view of a plane's 1-D bytes shaped for its format, rows stepped by stride."""
-    if fourcc_s in _PACKED_BPP:
-        bpp = _PACKED_BPP[fourcc_s]
-    elif fourcc_s in _Y_FIRST:
-        bpp = 1
-    else:
+def _shaped(code: int, width: int, height: int, stride: int, data: np.ndarray) -> np.ndarray:
+    """A view of plane 0's 1-D bytes shaped for its format (bytes per pixel from the
+    pixel-format table), rows stepped by stride."""
+    pf = pixel_format(code)
+    if pf is None or pf.compressed or pf.bytes_per_pixel == 0:
         return data
+    bpp = pf.bytes_per_pixel
     row = width * bpp
     if width == 0 or height == 0 or stride < row or data.size < (height - 1) * stride + row:
         return data  # compressed, unknown or short (corrupted) data: plain bytes
@@ -944,13 +1019,14 @@ class _FrameBase:
     def array(self) -> np.ndarray:
         """Zero-copy, read-only numpy view of the image, rows stepped by the stride.
 
-        YUYV-like: (h, w, 2); RGB3/BGR3: (h, w, 3); 32-bit RGB: (h, w, 4);
-        GREY: (h, w); I420/NV12 and other Y-first planar formats: the Y plane
-        (h, w); MJPEG, unknown or short (corrupted) data: 1-D bytes. Valid as
-        long as the frame is (see plane()).
+        Shaped by plane 0's bytes per pixel in camcore's pixel-format table
+        (pixel_format()): YUYV-like: (h, w, 2); RGB3/BGR3: (h, w, 3); 32-bit
+        RGB: (h, w, 4); GREY: (h, w); I420/NV12 and other Y-first planar
+        formats: the Y plane (h, w); MJPEG, unknown or short (corrupted) data:
+        1-D bytes. Valid as long as the frame is (see plane()).
         """
         c = self._c()
-        return _shaped(fourcc_str(c.fourcc), c.width, c.height, c.planes[0].stride, self.plane(0))
+        return _shaped(c.fourcc, c.width, c.height, c.planes[0].stride, self.plane(0))
 
     def copy(self) -> CapturedFrame:
         """A CapturedFrame holding copies of the planes (valid forever)."""
@@ -958,7 +1034,7 @@ class _FrameBase:
         planes = [self.plane(i).copy() for i in range(min(c.plane_count, 3))]
         fcc = fourcc_str(c.fourcc)
         strides = self.strides
-        arr = _shaped(fcc, c.width, c.height, strides[0] if strides else 0,
+        arr = _shaped(c.fourcc, c.width, c.height, strides[0] if strides else 0,
                       planes[0] if planes else np.zeros(0, np.uint8))
         return CapturedFrame(
             fourcc=fcc, width=c.width, height=c.height, sequence=c.sequence,
@@ -2443,17 +2519,6 @@ atexit.register(_close_sessions_at_exit)
 SessionFrameCallback = Callable[[Frame], None]
 Completion = Callable[[Optional[CamcoreError]], None]
 
-# Planes of a pushed frame by FourCC: list of (bytes-per-pixel of the row,
-# width divisor, height divisor). Packed formats have one plane.
-_PUSH_LAYOUTS = {
-    "YUYV": [(2, 1, 1)], "UYVY": [(2, 1, 1)], "YVYU": [(2, 1, 1)], "VYUY": [(2, 1, 1)],
-    "RGB3": [(3, 1, 1)], "BGR3": [(3, 1, 1)], "AB24": [(4, 1, 1)], "AR24": [(4, 1, 1)],
-    "XR24": [(4, 1, 1)], "RGB4": [(4, 1, 1)], "BGR4": [(4, 1, 1)], "GREY": [(1, 1, 1)],
-    "YU12": [(1, 1, 1), (1, 2, 2), (1, 2, 2)], "YV12": [(1, 1, 1), (1, 2, 2), (1, 2, 2)],
-    "NV12": [(1, 1, 1), (2, 2, 2)], "NV21": [(1, 1, 1), (2, 2, 2)],
-}
-
-
 class Session:
     """A video session: the camera switch of a call (camcore_session, S9–S21).
 
@@ -2802,7 +2867,10 @@ class Session:
         fcc = _fourcc(fourcc)
         name = fourcc_str(fcc)
         width, height = _u32("width", width), _u32("height", height)
-        layout = _PUSH_LAYOUTS.get(name)
+        pf = pixel_format(fcc)
+        # Raw formats: tightly packed planes with the table's sizes.
+        layout = None if pf is None or pf.compressed else \
+            [pf.plane_size(width, height, i) for i in range(pf.plane_count)]
         f = camcore_frame()
         f.struct_size = sizeof(camcore_frame)
         f.fourcc = fcc
@@ -2816,9 +2884,8 @@ class Session:
             f.planes[0].length = data.size
         else:
             offset = 0
-            for i, (bpp, wdiv, hdiv) in enumerate(layout):
-                stride = bpp * ((width + wdiv - 1) // wdiv)
-                length = stride * ((height + hdiv - 1) // hdiv)
+            for i, (stride, rows) in enumerate(layout):
+                length = stride * rows
                 if offset + length > data.size:
                     raise InvalidArgError(
                         f"push_frame: {data.size} bytes is too small for {name} "

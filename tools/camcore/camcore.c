@@ -342,13 +342,16 @@ static void control_key(const char *name, char *out, size_t size)
     out[n] = 0;
 }
 
-/* A FourCC as v4l2-ctl writes it: "YUYV", "Y16 -BE" (bit 31: big-endian). */
+/* A FourCC as v4l2-ctl writes it: "YUYV", "Y16 -BE" (bit 31: big-endian);
+ * the table's name, which it gives for unknown FourCCs too. */
 static const char *fourcc_text(uint32_t fourcc, char out[8])
 {
-    char base[5];
+    camcore_pixel_format_info info;
 
-    camcore_fourcc_to_string(fourcc & 0x7fffffffu, base);
-    snprintf(out, 8, "%s%s", base, (fourcc & 0x80000000u) ? "-BE" : "");
+    info.struct_size = sizeof info;
+    info.name[0] = 0;
+    camcore_pixel_format_get_info(fourcc, &info);
+    snprintf(out, 8, "%s", info.name);
     return out;
 }
 
@@ -728,47 +731,29 @@ struct capture {
     int out_error;
 };
 
-/* Bytes of each row and rows of plane p for a raw format; 0 if not raw. */
+/* Bytes of each row and rows of plane p for a raw format (the table's
+ * tight sizes); 0 if not raw. */
 static int plane_rows(uint32_t fourcc, uint32_t w, uint32_t h, uint32_t p, uint32_t *row_bytes,
                       uint32_t *rows)
 {
-    uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
-
-    switch (fourcc) {
-    case CAMCORE_FOURCC_YUYV:
-    case CAMCORE_FOURCC('U', 'Y', 'V', 'Y'):
-        *row_bytes = cw * 4, *rows = h;
-        return p == 0;
-    case CAMCORE_FOURCC_RGB24:
-    case CAMCORE_FOURCC_BGR24:
-        *row_bytes = w * 3, *rows = h;
-        return p == 0;
-    case CAMCORE_FOURCC_RGBA:
-        *row_bytes = w * 4, *rows = h;
-        return p == 0;
-    case CAMCORE_FOURCC('G', 'R', 'E', 'Y'):
-        *row_bytes = w, *rows = h;
-        return p == 0;
-    case CAMCORE_FOURCC_I420:
-        *row_bytes = p == 0 ? w : cw, *rows = p == 0 ? h : ch;
-        return p < 3;
-    case CAMCORE_FOURCC_NV12:
-        *row_bytes = p == 0 ? w : cw * 2, *rows = p == 0 ? h : ch;
-        return p < 2;
-    default:
-        return 0;
-    }
+    return camcore_pixel_format_plane_size(fourcc, w, h, p, row_bytes, rows) == CAMCORE_OK;
 }
 
 /* Writes one frame to --output: raw formats row by row without padding,
- * anything else (MJPEG) as its bytes. */
+ * anything else (MJPEG, or a frame whose planes are not the table's, such
+ * as NV24 in one plane) as its bytes. */
 static void write_frame(struct capture *c, const camcore_frame *f)
 {
     uint32_t p, r, row_bytes, rows;
+    camcore_pixel_format_info info;
+    int tight;
 
+    info.struct_size = sizeof info;
+    tight = camcore_pixel_format_get_info(f->fourcc, &info) == CAMCORE_OK &&
+            info.plane_count == f->plane_count;
     for (p = 0; p < f->plane_count && p < 3 && !c->out_error; p++) {
         const camcore_plane *pl = &f->planes[p];
-        if (plane_rows(f->fourcc, f->width, f->height, p, &row_bytes, &rows) && pl->stride &&
+        if (tight && plane_rows(f->fourcc, f->width, f->height, p, &row_bytes, &rows) && pl->stride &&
             pl->stride >= row_bytes && (uint64_t)pl->stride * (rows - 1) + row_bytes <= pl->length) {
             for (r = 0; r < rows; r++)
                 if (fwrite(pl->data + (size_t)r * pl->stride, 1, row_bytes, c->out) != row_bytes)
@@ -835,21 +820,26 @@ static void yuv_to_rgb(int y, int u, int v, uint8_t rgb[3])
     rgb[2] = clamp_fixed(c + 516 * d + 128);
 }
 
-static int plane_ok(const camcore_plane *p, uint32_t rows, uint32_t row_bytes)
+/* Plane i of f holds its rows (sizes from the table) at its stride. */
+static int plane_ok(const camcore_frame *f, uint32_t i)
 {
-    return p->data != NULL && p->stride >= row_bytes &&
+    const camcore_plane *p = &f->planes[i];
+    uint32_t row_bytes, rows;
+
+    return i < f->plane_count && plane_rows(f->fourcc, f->width, f->height, i, &row_bytes, &rows) &&
+           p->data != NULL && p->stride >= row_bytes &&
            (uint64_t)p->stride * (rows - 1) + row_bytes <= p->length;
 }
 
 /* Packed RGB from a YUYV, I420, NV12, RGB3, BGR3 or GREY frame; -1 otherwise. */
 static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
 {
-    uint32_t w = f->width, h = f->height, cw = (w + 1) / 2, ch = (h + 1) / 2, x, y;
+    uint32_t w = f->width, h = f->height, x, y;
     const camcore_plane *p0 = &f->planes[0], *p1 = &f->planes[1], *p2 = &f->planes[2];
 
     switch (f->fourcc) {
     case CAMCORE_FOURCC_YUYV:
-        if (!plane_ok(p0, h, cw * 4))
+        if (!plane_ok(f, 0))
             return -1;
         for (y = 0; y < h; y++) {
             const uint8_t *row = p0->data + (size_t)y * p0->stride;
@@ -860,7 +850,7 @@ static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
         }
         return 0;
     case CAMCORE_FOURCC_I420:
-        if (f->plane_count < 3 || !plane_ok(p0, h, w) || !plane_ok(p1, ch, cw) || !plane_ok(p2, ch, cw))
+        if (!plane_ok(f, 0) || !plane_ok(f, 1) || !plane_ok(f, 2))
             return -1;
         for (y = 0; y < h; y++)
             for (x = 0; x < w; x++)
@@ -870,7 +860,7 @@ static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
                            rgb + ((size_t)y * w + x) * 3);
         return 0;
     case CAMCORE_FOURCC_NV12:
-        if (f->plane_count < 2 || !plane_ok(p0, h, w) || !plane_ok(p1, ch, cw * 2))
+        if (!plane_ok(f, 0) || !plane_ok(f, 1))
             return -1;
         for (y = 0; y < h; y++)
             for (x = 0; x < w; x++) {
@@ -881,7 +871,7 @@ static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
         return 0;
     case CAMCORE_FOURCC_RGB24:
     case CAMCORE_FOURCC_BGR24:
-        if (!plane_ok(p0, h, w * 3))
+        if (!plane_ok(f, 0))
             return -1;
         for (y = 0; y < h; y++) {
             const uint8_t *row = p0->data + (size_t)y * p0->stride;
@@ -895,7 +885,7 @@ static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
         }
         return 0;
     case CAMCORE_FOURCC('G', 'R', 'E', 'Y'):
-        if (!plane_ok(p0, h, w))
+        if (!plane_ok(f, 0))
             return -1;
         for (y = 0; y < h; y++)
             for (x = 0; x < w; x++)

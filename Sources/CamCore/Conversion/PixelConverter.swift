@@ -400,119 +400,106 @@ struct PixelImage {
 
 /// The memory layouts the converter knows, named as libyuv names them
 /// (libyuv's "ARGB" is bytes B, G, R, A in memory). `x…` layouts carry a
-/// padding byte or bit where the `a…` ones carry alpha.
-enum PixelLayout: Hashable, CaseIterable, Sendable {
+/// padding byte or bit where the `a…` ones carry alpha. Each is the layout
+/// of one V4L2 format (`fourcc`); its planes, row sizes and rows are that
+/// format's entry in PixelFormatTable. Which layout reads which FourCC and
+/// which libyuv calls join them is the converter's own routing.
+enum PixelLayout: Int, Hashable, CaseIterable, Sendable {
     case i420, i422, i444, nv12, nv21, nv16, nv61, nv24, nv42
     case yuy2, yvyu, uyvy, vyuy, i400
     case raw, rgb24
     case argb, xrgb, abgr, xbgr, bgra, xbgra, rgba, xrgba
     case rgb565, argb1555, xrgb1555, argb4444, xrgb4444
 
+    /// The V4L2 format whose bytes are laid out as this layout.
+    var fourcc: FourCC {
+        switch self {
+        case .i420: return .i420
+        case .i422: return .yuv422p
+        case .i444: return FourCC("YM24")
+        case .nv12: return .nv12
+        case .nv21: return .nv21
+        case .nv16: return .nv16
+        case .nv61: return .nv61
+        case .nv24: return FourCC("NV24")
+        case .nv42: return FourCC("NV42")
+        case .yuy2: return .yuyv
+        case .yvyu: return .yvyu
+        case .uyvy: return .uyvy
+        case .vyuy: return .vyuy
+        case .i400: return .grey
+        case .raw: return .rgb24            // R G B
+        case .rgb24: return .bgr24          // B G R
+        case .argb: return FourCC("AR24")   // B G R A
+        case .xrgb: return FourCC("XR24")   // B G R X
+        case .abgr: return FourCC("AB24")   // R G B A
+        case .xbgr: return FourCC("XB24")   // R G B X
+        case .bgra: return FourCC("BA24")   // A R G B
+        case .xbgra: return FourCC("BX24")  // X R G B
+        case .rgba: return FourCC("RA24")   // A B G R
+        case .xrgba: return FourCC("RX24")  // X B G R
+        case .rgb565: return FourCC("RGBP")
+        case .argb1555: return FourCC("AR15")
+        case .xrgb1555: return FourCC("XR15")
+        case .argb4444: return FourCC("AR12")
+        case .xrgb4444: return FourCC("XR12")
+        }
+    }
+
+    /// The table entry of `fourcc`, resolved once per layout (an array
+    /// index on the frame path). Every layout's FourCC is in the table
+    /// (PixelFormatTableTests checks it).
+    var info: PixelFormatInfo { PixelLayout.infos[rawValue] }
+    private static let infos: [PixelFormatInfo] = allCases.map { PixelFormatTable.info($0.fourcc)! }
+
     /// The layout of a V4L2 source format, and whether its planes 1 and 2 are V, U.
     static func source(_ f: FourCC) -> (PixelLayout, swapUV: Bool)? {
-        switch f.description {
-        case "YUYV": return (.yuy2, false)
-        case "YVYU": return (.yvyu, false)
-        case "UYVY": return (.uyvy, false)
-        case "VYUY": return (.vyuy, false)
-        case "YU12", "YM12": return (.i420, false)
-        case "YV12", "YM21": return (.i420, true)
-        case "422P", "YM16": return (.i422, false)
-        case "YM61": return (.i422, true)
-        case "YM24": return (.i444, false)
-        case "YM42": return (.i444, true)
-        case "NV12", "NM12": return (.nv12, false)
-        case "NV21", "NM21": return (.nv21, false)
-        case "NV16", "NM16": return (.nv16, false)
-        case "NV61", "NM61": return (.nv61, false)
-        case "NV24": return (.nv24, false)
-        case "NV42": return (.nv42, false)
-        case "GREY": return (.i400, false)
-        case "RGB3": return (.raw, false)
-        case "BGR3": return (.rgb24, false)
-        case "AR24": return (.argb, false)            // B G R A
-        case "XR24", "BGR4": return (.xrgb, false)    // B G R X
-        case "AB24": return (.abgr, false)            // R G B A
-        case "XB24": return (.xbgr, false)            // R G B X
-        case "BA24": return (.bgra, false)            // A R G B
-        case "BX24", "RGB4": return (.xbgra, false)   // X R G B
-        case "RA24": return (.rgba, false)            // A B G R
-        case "RX24": return (.xrgba, false)           // X B G R
-        case "RGBP": return (.rgb565, false)
-        case "AR15": return (.argb1555, false)
-        case "RGBO", "XR15": return (.xrgb1555, false)
-        case "AR12": return (.argb4444, false)
-        case "R444", "XR12": return (.xrgb4444, false)
+        guard let info = PixelFormatTable.info(f), !info.isCompressed else { return nil }
+        if info.planeCount > 1 {
+            // (Semi-)planar formats read as the layout of the same planes and
+            // subsampling, whether in one buffer or one per plane (YM12 as
+            // YU12, NM12 as NV12). Semi-planar layouts differ by chroma
+            // order; three-plane ones take Cr-first formats (YV12, YM21,
+            // YM61, YM42) with planes 1 and 2 swapped.
+            let layout = allCases.first { l in
+                let i = l.info
+                return i.planeCount == info.planeCount && i.horizontalSubsampling == info.horizontalSubsampling
+                    && i.verticalSubsampling == info.verticalSubsampling
+                    && (info.planeCount == 3 ? !i.isCrFirst : i.isCrFirst == info.isCrFirst)
+            }
+            return layout.map { ($0, info.planeCount == 3 && info.isCrFirst) }
+        }
+        if let own = allCases.first(where: { $0.fourcc == f }) { return (own, false) }
+        // V4L2's older names for the same bytes.
+        switch f {
+        case FourCC("BGR4"): return (.xrgb, false)      // B G R X
+        case FourCC("RGB4"): return (.xbgra, false)     // X R G B
+        case FourCC("RGBO"): return (.xrgb1555, false)
+        case FourCC("R444"): return (.xrgb4444, false)
         default: return nil
         }
     }
 
     /// The layout of an output format (SPEC S8's list).
     static func target(_ f: FourCC) -> PixelLayout? {
-        switch f.description {
-        case "YU12": return .i420
-        case "NV12": return .nv12
-        case "YUYV": return .yuy2
-        case "RGB3": return .raw
-        case "BGR3": return .rgb24
-        case "AB24": return .abgr
-        default: return nil
-        }
+        let targets: [PixelLayout] = [.i420, .nv12, .yuy2, .raw, .rgb24, .abgr]
+        return targets.first { $0.fourcc == f }
     }
 
-    var planeCount: Int {
-        switch self {
-        case .i420, .i422, .i444: return 3
-        case .nv12, .nv21, .nv16, .nv61, .nv24, .nv42: return 2
-        default: return 1
-        }
-    }
-
-    /// Bytes per pixel of the packed layouts.
-    var pixelBytes: Int {
-        switch self {
-        case .raw, .rgb24: return 3
-        case .argb, .xrgb, .abgr, .xbgr, .bgra, .xbgra, .rgba, .xrgba: return 4
-        case .rgb565, .argb1555, .xrgb1555, .argb4444, .xrgb4444: return 2
-        default: return 1
-        }
-    }
+    var planeCount: Int { info.planeCount }
 
     /// Bytes one row of plane `i` needs at `width` pixels.
-    func rowBytes(_ i: Int, _ width: Int) -> Int {
-        let cw = (width + 1) / 2
-        switch self {
-        case .yuy2, .yvyu, .uyvy, .vyuy: return 4 * cw
-        case .i420, .i422: return i == 0 ? width : cw
-        case .nv12, .nv21, .nv16, .nv61: return i == 0 ? width : 2 * cw
-        case .nv24, .nv42: return i == 0 ? width : 2 * width
-        case .i444, .i400: return width
-        default: return pixelBytes * width
-        }
-    }
+    func rowBytes(_ i: Int, _ width: Int) -> Int { info.rowBytes(plane: i, width: width) ?? 0 }
 
     /// Rows of plane `i` at `height` pixels.
-    func rows(_ i: Int, _ height: Int) -> Int {
-        switch self {
-        case .i420, .nv12, .nv21: return i == 0 ? height : (height + 1) / 2
-        default: return height
-        }
-    }
+    func rows(_ i: Int, _ height: Int) -> Int { info.rows(plane: i, height: height) ?? 0 }
 
     /// Chroma stride of a frame in one buffer whose luma stride is `s`
     /// (V4L2's rule, as PlaneLayout applies it).
-    func contiguousChromaStride(_ s: Int) -> Int {
-        switch self {
-        case .i420, .i422: return s / 2
-        case .nv24, .nv42: return 2 * s
-        default: return s
-        }
-    }
+    func contiguousChromaStride(_ s: Int) -> Int { info.contiguousStride(plane: 1, lumaStride: s) }
 
     /// Bytes of a tightly packed image.
-    func bytes(_ w: Int, _ h: Int) -> Int {
-        (0..<planeCount).reduce(0) { $0 + rowBytes($1, w) * rows($1, h) }
-    }
+    func bytes(_ w: Int, _ h: Int) -> Int { info.frameBytes(width: w, height: h) ?? 0 }
 
     /// A tightly packed image at `base`.
     func image(_ base: UnsafeMutableRawPointer, _ w: Int, _ h: Int) -> PixelImage {
@@ -528,16 +515,12 @@ enum PixelLayout: Hashable, CaseIterable, Sendable {
         return image
     }
 
-    var isRGB: Bool { pixelBytes > 1 }
+    var isRGB: Bool { info.encoding == .rgb }
 
     /// Chroma samples per 2×2 pixels: 4 for 4:4:4 and RGB, 2 for 4:2:2, 1 for 4:2:0.
     var chromaResolution: Int {
-        switch self {
-        case .i420, .nv12, .nv21: return 1
-        case .i422, .nv16, .nv61, .yuy2, .yvyu, .uyvy, .vyuy: return 2
-        case .i400: return 0
-        default: return 4
-        }
+        if self == .i400 { return 0 }
+        return 4 / (info.horizontalSubsampling * info.verticalSubsampling)
     }
 
     /// The alpha layout's padding twin, and back.

@@ -15,14 +15,26 @@ public struct FourCC: Hashable, Sendable, CustomStringConvertible {
         rawValue = value
     }
 
-    /// The four characters (V4L2's big-endian flag bit is shown as "-BE").
+    /// V4L2's big-endian variant of a format (`v4l2_fourcc_be`): bit 31 set,
+    /// e.g. `FourCC(bigEndian: "Y16 ")` is V4L2_PIX_FMT_Y16_BE.
+    public init(bigEndian text: String) {
+        self.init(rawValue: FourCC(text).rawValue | FourCC.bigEndianBit)
+    }
+
+    /// V4L2 sets bit 31 of a FourCC for the big-endian variant of a format.
+    public static let bigEndianBit: UInt32 = 0x8000_0000
+
+    /// The name of the format as v4l2-ctl (and the kernel) prints it: the
+    /// four characters, "-BE" appended for the big-endian bit ("Y16 -BE").
+    /// The one naming function: PixelFormatInfo.name and the C ABI's
+    /// camcore_pixel_format_info.name are this.
     public var description: String {
         var chars: [Character] = []
         for i in 0..<4 {
             let b = UInt8((rawValue >> (8 * UInt32(i))) & 0x7f)
             chars.append(b >= 0x20 && b < 0x7f ? Character(Unicode.Scalar(b)) : "?")
         }
-        return String(chars) + (rawValue & 0x8000_0000 != 0 ? "-BE" : "")
+        return String(chars) + (rawValue & FourCC.bigEndianBit != 0 ? "-BE" : "")
     }
 
     public static let yuyv = FourCC(rawValue: 0x56595559) // "YUYV"

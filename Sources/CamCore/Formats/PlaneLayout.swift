@@ -1,31 +1,23 @@
 /// Where the logical planes of a pixel format sit in one memory buffer.
 /// Formats such as I420 and NV12 come in one V4L2 buffer; frames split
-/// them so that plane 1 of I420 is always its U plane (SPEC S22).
+/// them so that plane 1 of I420 is always its U plane (SPEC S22). The
+/// planes, strides and rows come from PixelFormatTable.
 enum PlaneLayout {
-    /// Bytes per pixel of the first plane, where the format is packed or
-    /// planar with 8-bit luma; nil for compressed or unknown formats.
-    static func bytesPerPixel(_ f: FourCC) -> Int? {
-        switch f {
-        case .yuyv, .uyvy, .yvyu, .vyuy: return 2
-        case .i420, .yv12, .yuv422p, .nv12, .nv21, .nv16, .nv61, .grey: return 1
-        case .rgb24, .bgr24: return 3
-        case FourCC("XR24"), FourCC("AR24"), FourCC("RGB4"), FourCC("BGR4"), FourCC("AB24"), FourCC("XB24"): return 4
-        case FourCC("RGBP"), FourCC("RGBO"): return 2
-        default: return nil
-        }
-    }
-
-    /// The chroma planes after the first plane, without allocating:
-    /// (count, stride divisor, height divisor).
+    /// The chroma planes after the first plane of a frame held in one
+    /// buffer, without allocating: (count, stride of plane 1 and 2 for a
+    /// luma stride, height divisor). 0 planes for packed, compressed,
+    /// unknown and multi-planar (one buffer per plane) formats.
+    ///
+    /// 4:4:4 formats in one buffer (NV24, NV42) are not split (count 0), as
+    /// before the table: their frames keep one plane and the converter
+    /// splits them itself (PixelConverter.inputImage). Splitting them would
+    /// change the planes such frames carry: a change of behaviour of its own.
     @inline(__always)
-    static func chroma(_ f: FourCC) -> (count: Int, strideDivisor: Int, heightDivisor: Int) {
-        switch f.rawValue {
-        case FourCC.i420.rawValue, FourCC.yv12.rawValue: return (2, 2, 2)
-        case FourCC.yuv422p.rawValue: return (2, 2, 1)
-        case FourCC.nv12.rawValue, FourCC.nv21.rawValue: return (1, 1, 2)
-        case FourCC.nv16.rawValue, FourCC.nv61.rawValue: return (1, 1, 1)
-        default: return (0, 1, 1)
-        }
+    static func chroma(_ f: FourCC) -> (count: Int, info: PixelFormatInfo?, heightDivisor: Int) {
+        guard let info = PixelFormatTable.info(f), info.memoryPlaneCount == 1, info.planeCount > 1,
+              info.horizontalSubsampling != 1 || info.verticalSubsampling != 1,
+              let g = info.plane(1) else { return (0, nil, 1) }
+        return (info.planeCount - 1, info, g.verticalSubsampling)
     }
 
     /// Splits one buffer holding a whole frame into its planes.
@@ -36,11 +28,11 @@ enum PlaneLayout {
                       height: Int) -> (planes: (Plane, Plane, Plane), count: Int, complete: Bool) {
         let c = chroma(f)
         let lumaBytes = stride * height
-        if c.count == 0 || stride == 0 {
+        guard c.count > 0, stride != 0, let info = c.info else {
             return ((Plane(base: base, stride: stride, length: used), .empty, .empty), 1,
                     used > 0 && used >= lumaBytes)
         }
-        let cs = stride / c.strideDivisor
+        let cs = info.contiguousStride(plane: 1, lumaStride: stride)
         let rows = (height + c.heightDivisor - 1) / c.heightDivisor
         let chromaBytes = cs * rows
         let y = Plane(base: base, stride: stride, length: min(used, lumaBytes))
@@ -53,10 +45,11 @@ enum PlaneLayout {
         return ((y, p1, p2), 3, used >= off2 + chromaBytes)
     }
 
-    /// Bytes per row and plane sizes a capture of this format uses; used
-    /// by the synthetic camera and to describe strides.
+    /// Bytes per row of each plane a capture of this format in one buffer
+    /// uses; used by the synthetic camera and to describe strides.
     static func strides(_ f: FourCC, stride: Int) -> [Int] {
         let c = chroma(f)
-        return [stride] + Array(repeating: stride / c.strideDivisor, count: c.count)
+        guard let info = c.info else { return [stride] }
+        return [stride] + Array(repeating: info.contiguousStride(plane: 1, lumaStride: stride), count: c.count)
     }
 }
