@@ -523,7 +523,7 @@ void camcore_format_list_free(camcore_format_list *list);
  * captured frames may pad their rows, so step rows by camcore_plane.stride.
  */
 
-/** One pixel format of camcore's table. Filled by camcore_pixel_format_get_info(). */
+/** One pixel format of camcore's table. Filled by camcore_pixel_format_get_info(). \since 0.1 */
 typedef struct camcore_pixel_format_info {
     /** sizeof(camcore_pixel_format_info). */
     uint32_t struct_size;

@@ -20,29 +20,60 @@ enum PlaneLayout {
         return (info.planeCount - 1, info, g.verticalSubsampling)
     }
 
+    /// How one format at one luma stride splits into planes, worked out
+    /// once per stream from the table (`for(_:stride:)`), so the frame
+    /// path does arithmetic only: no table lookup per frame.
+    struct Split: Sendable {
+        /// Chroma planes after the luma plane (0: one plane).
+        let chromaCount: Int
+        /// Bytes per row of the luma plane and of each chroma plane.
+        let stride: Int
+        let chromaStride: Int
+        /// Luma rows per chroma row.
+        let heightDivisor: Int
+    }
+
+    /// The split of `f` at luma stride `stride` (see `chroma`).
+    static func split(for f: FourCC, stride: Int) -> Split {
+        let c = chroma(f)
+        guard c.count > 0, stride != 0, let info = c.info else {
+            return Split(chromaCount: 0, stride: stride, chromaStride: 0, heightDivisor: 1)
+        }
+        return Split(chromaCount: c.count, stride: stride,
+                     chromaStride: info.contiguousStride(plane: 1, lumaStride: stride), heightDivisor: c.heightDivisor)
+    }
+
     /// Splits one buffer holding a whole frame into its planes.
     /// `used` is the bytes the driver filled; a plane is cut short (and
     /// the frame should be flagged corrupted) when `used` is too small.
-    /// On the frame path: no allocation.
-    static func split(_ f: FourCC, base: UnsafeMutableRawPointer, used: Int, stride: Int,
+    /// On the frame path: no allocation, no lookup.
+    @inline(__always)
+    static func split(_ l: Split, base: UnsafeMutableRawPointer, used: Int,
                       height: Int) -> (planes: (Plane, Plane, Plane), count: Int, complete: Bool) {
-        let c = chroma(f)
+        let stride = l.stride
         let lumaBytes = stride * height
-        guard c.count > 0, stride != 0, let info = c.info else {
+        if l.chromaCount == 0 {
             return ((Plane(base: base, stride: stride, length: used), .empty, .empty), 1,
                     used > 0 && used >= lumaBytes)
         }
-        let cs = info.contiguousStride(plane: 1, lumaStride: stride)
-        let rows = (height + c.heightDivisor - 1) / c.heightDivisor
+        let cs = l.chromaStride
+        let rows = (height + l.heightDivisor - 1) / l.heightDivisor
         let chromaBytes = cs * rows
         let y = Plane(base: base, stride: stride, length: min(used, lumaBytes))
         let p1 = Plane(base: base + lumaBytes, stride: cs, length: max(0, min(used - lumaBytes, chromaBytes)))
-        if c.count == 1 {
+        if l.chromaCount == 1 {
             return ((y, p1, .empty), 2, used >= lumaBytes + chromaBytes)
         }
         let off2 = lumaBytes + chromaBytes
         let p2 = Plane(base: base + off2, stride: cs, length: max(0, min(used - off2, chromaBytes)))
         return ((y, p1, p2), 3, used >= off2 + chromaBytes)
+    }
+
+    /// `split(split(for: f, stride: stride), …)` in one call, for callers
+    /// off the frame path.
+    static func split(_ f: FourCC, base: UnsafeMutableRawPointer, used: Int, stride: Int,
+                      height: Int) -> (planes: (Plane, Plane, Plane), count: Int, complete: Bool) {
+        split(split(for: f, stride: stride), base: base, used: used, height: height)
     }
 
     /// Bytes per row of each plane a capture of this format in one buffer

@@ -4,25 +4,20 @@
 public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
 import CamCore
 
-/// camcore_pixel_format_info has had no fields appended yet: the 0.1 size.
-private let pixelFormatInfoV1 = UInt32(MemoryLayout<camcore_pixel_format_info>.size)
-
 @_cdecl("camcore_pixel_format_get_info")
 public func cabi_pixel_format_get_info(_ fourcc: UInt32,
                                        _ out: UnsafeMutablePointer<camcore_pixel_format_info>?) -> Int32 {
     let fn = "camcore_pixel_format_get_info"
     guard let out else { return invalid("\(fn): out is NULL") }
-    let size = out.pointee.struct_size
-    guard size >= pixelFormatInfoV1 else {
-        return invalid("\(fn): out->struct_size \(size) is too small; set it to sizeof(camcore_pixel_format_info)")
-    }
+    let size: UInt32
+    do { size = try Versioned.pixelFormatInfo.outSize(out, fn) } catch { return fail(error) }
     let f = FourCC(rawValue: fourcc)
     var r = camcore_pixel_format_info()
     r.struct_size = size
     r.fourcc = fourcc
     copyCString(Array(f.description.utf8), into: &r.name)
     guard let info = PixelFormatTable.info(f) else {
-        Versioned.write(r, to: out, size: size)
+        Versioned.pixelFormatInfo.write(r, to: out, size: size)
         return fail(.notSupported("\(fn): \(f) (0x\(String(fourcc, radix: 16))) is not a pixel format camcore knows"))
     }
     info.description.withUTF8Buffer { copyCString(Array($0), into: &r.description) }
@@ -38,7 +33,7 @@ public func cabi_pixel_format_get_info(_ fourcc: UInt32,
                             UInt32(g[2]?.groupPixels ?? 0))
     r.plane_vertical_subsampling = (UInt32(g[0]?.verticalSubsampling ?? 0), UInt32(g[1]?.verticalSubsampling ?? 0),
                                     UInt32(g[2]?.verticalSubsampling ?? 0))
-    Versioned.write(r, to: out, size: size)
+    Versioned.pixelFormatInfo.write(r, to: out, size: size)
     return 0
 }
 

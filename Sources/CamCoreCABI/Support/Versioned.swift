@@ -30,6 +30,7 @@ enum Versioned {
     static let captureHook = Layout<camcore_capture_hook>()
     static let deviceCallbacks = Layout<camcore_device_callbacks>()
     static let controlCallbacks = Layout<camcore_control_callbacks>(initializer: "camcore_control_callbacks_init")
+    static let pixelFormatInfo = Layout<camcore_pixel_format_info>()
 
     /// One caller-filled struct `T`: the smallest struct_size accepted and
     /// the `_init()` helper a refusal points to.

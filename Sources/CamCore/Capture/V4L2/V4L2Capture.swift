@@ -64,6 +64,9 @@ private final class Stream {
     let height: Int
     /// bytesperline per memory plane.
     let memStrides: [Int]
+    /// How a one-buffer frame splits into planes (from the format table,
+    /// resolved once here, not per frame).
+    let planeSplit: PlaneLayout.Split
     let isJPEG: Bool
     /// Scratch v4l2_plane array for the capture thread's QBUF/DQBUF.
     let planes = UnsafeMutablePointer<v4l2_plane>.allocate(capacity: Int(VIDEO_MAX_PLANES))
@@ -85,6 +88,7 @@ private final class Stream {
         multiplanar = bufType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
         fourcc = format.fourcc; width = format.width; height = format.height
         self.memStrides = memStrides
+        planeSplit = PlaneLayout.split(for: format.fourcc, stride: memStrides.first ?? 0)
         isJPEG = format.fourcc == .mjpeg || format.fourcc == .jpeg
         planes.initialize(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
         // POLLIN only on the device: control events (POLLPRI) belong to
@@ -163,8 +167,7 @@ private final class Stream {
             let off = multiplanar ? Int(planes[0].data_offset) : 0
             let usedRaw = multiplanar ? Int(planes[0].bytesused) : Int(b.bytesused)
             let used = max(0, min(usedRaw, len) - off)
-            let split = PlaneLayout.split(fourcc, base: base + min(off, len), used: used,
-                                          stride: memStrides[0], height: height)
+            let split = PlaneLayout.split(planeSplit, base: base + min(off, len), used: used, height: height)
             if !split.complete { flags.insert(.corrupted) }
             frame = Frame(fourcc: fourcc, width: width, height: height,
                           planeCount: split.count, planes: split.planes, timestampNs: 0,
