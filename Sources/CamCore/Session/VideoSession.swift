@@ -45,40 +45,7 @@ public final class VideoSession: @unchecked Sendable {
     /// The transmission's state when it starts (S10).
     public enum InitialVideoState: Sendable { case resume, pause }
 
-    /// A snapshot of the session (S9's inputs and output).
-    public struct State: Sendable, Equatable {
-        /// The camera device is open and streaming.
-        public var cameraOn = false
-        /// A transmission exists (started and not ended).
-        public var transmitting = false
-        public var paused = false
-        public var held = false
-        /// Responder preparation: the call is not fully connected (S13).
-        public var preparing = false
-        public var hardMuted = false
-        public var previewCount = 0
-        /// A custom video source feeds transmission (S21).
-        public var customSource = false
-        /// The app stopped the capturer (S17 stop) and has not restarted it.
-        public var stoppedByApp = false
-        public var device: DeviceInfo?
-        /// The format in use while the camera is on.
-        public var format: CaptureFormat?
-
-        /// Transmission needs the camera: transmitting and not paused,
-        /// held or hard-muted, and fed by the camera (no custom source).
-        public var transmissionNeedsCamera: Bool {
-            transmitting && !paused && !held && !hardMuted && !customSource
-        }
-        /// S9: on iff transmission needs the camera or a preview is active
-        /// (and the app has not stopped the capturer, and a device exists).
-        public var wantsCamera: Bool {
-            (transmissionNeedsCamera || previewCount > 0) && !stoppedByApp && device != nil
-        }
-        /// Frames reach the transmission sink: after preparation, while
-        /// transmitting and not paused, held or muted.
-        var transmitsFrames: Bool { transmitting && !paused && !held && !hardMuted && !preparing }
-    }
+    // The snapshot type, State, is with the rules it reports (SessionPolicy.swift).
 
     private struct Routing {
         var sink: FrameSink?
@@ -170,8 +137,8 @@ public final class VideoSession: @unchecked Sendable {
             eventHandler = nil
             setRouting { $0 = Routing() }
             previewSinks = [:]
-            state.previewCount = 0
-            state.transmitting = false
+            state.policy.previewCount = 0
+            state.policy.transmitting = false
             publish()
             return nil
         }
@@ -224,8 +191,8 @@ public final class VideoSession: @unchecked Sendable {
     private func updateRouting() {
         let s = state
         setRouting { r in
-            r.transmitCamera = s.transmitsFrames && !s.customSource
-            r.transmitCustom = s.transmitsFrames && s.customSource
+            r.transmitCamera = s.policy.transmitsCameraFrames
+            r.transmitCustom = s.policy.transmitsPushedFrames
             r.previews = previewSinks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
     }
@@ -250,8 +217,7 @@ public final class VideoSession: @unchecked Sendable {
     private func applySwitch() -> CamError? {
         updateRouting()
         var error: CamError?
-        let needed = (state.transmissionNeedsCamera || state.previewCount > 0) && !state.stoppedByApp
-        if needed && state.device == nil {
+        if state.device == nil && state.policy.wantsCamera(hasDevice: true) {
             error = .noDevice("no camera is selected: none is present (the state is kept; a camera that appears is used)")
         }
         if state.wantsCamera && capturer == nil {
@@ -384,48 +350,33 @@ public final class VideoSession: @unchecked Sendable {
     /// responder preparation (S13). Errors: state (already transmitting),
     /// and the camera's errors when it must turn on.
     public func startTransmission(_ initial: InitialVideoState = .resume, preparing: Bool = false) throws(CamError) {
-        if let e = run({ [self] in
-            if state.transmitting { return .state("transmission has already started") }
-            state.transmitting = true
-            state.paused = initial == .pause
-            state.held = false
-            state.hardMuted = false
-            state.preparing = preparing
-            return applySwitch()
-        }) { throw e }
+        try transition { $0.startTransmission(initial, preparing: preparing) }
     }
 
     /// Ends responder preparation: frames now reach the transmission sink (S13).
-    public func endPreparation() throws(CamError) {
-        try change { s in s.preparing = false }
-    }
-
+    public func endPreparation() throws(CamError) { try transition { $0.endPreparation() } }
     /// S12: stops transmitting video; the camera turns off unless a preview is active.
-    public func pauseVideo() throws(CamError) { try change { $0.paused = true } }
+    public func pauseVideo() throws(CamError) { try transition { $0.pauseVideo() } }
     /// S12: transmits video again; the camera turns back on.
-    public func resumeVideo() throws(CamError) { try change { $0.paused = false } }
+    public func resumeVideo() throws(CamError) { try transition { $0.resumeVideo() } }
     /// S11: holds the call: no transmission, camera off unless a preview is active.
-    public func hold() throws(CamError) { try change { $0.held = true } }
+    public func hold() throws(CamError) { try transition { $0.hold() } }
     /// S11: unholds: transmission (and the camera) back as before the hold.
-    public func unhold() throws(CamError) { try change { $0.held = false } }
+    public func unhold() throws(CamError) { try transition { $0.unhold() } }
     /// S15: hard mute turns the transmission's camera off, keeping the
     /// other transmission state; unmute restores it.
-    public func setHardMute(_ muted: Bool) throws(CamError) { try change { $0.hardMuted = muted } }
+    public func setHardMute(_ muted: Bool) throws(CamError) { try transition { $0.setHardMute(muted) } }
 
     /// Ends transmission (the call ended): camera off unless previewing.
     public func endTransmission() throws(CamError) {
-        if let e = run({ [self] in
-            state.transmitting = false
-            state.paused = false; state.held = false; state.preparing = false; state.hardMuted = false
-            return applySwitch()
-        }) { throw e }
+        try transition { $0.endTransmission(); return nil }
     }
 
-    /// A transmission state change; state error when no transmission exists.
-    private func change(_ mutate: @escaping (inout State) -> Void) throws(CamError) {
+    /// Applies a policy transition on the camera queue, then makes the
+    /// camera match (S9); the transition's error leaves everything as it was.
+    private func transition(_ step: @escaping (inout SessionPolicy) -> CamError?) throws(CamError) {
         if let e = run({ [self] in
-            guard state.transmitting else { return .state("no transmission: start it first") }
-            mutate(&state)
+            if let e = step(&state.policy) { return e }
             return applySwitch()
         }) { throw e }
     }
@@ -458,7 +409,7 @@ public final class VideoSession: @unchecked Sendable {
         let n = previewIDs.wrappingAdd(1, ordering: .relaxed).oldValue
         let e = run { [self] in
             previewSinks[n] = sink
-            state.previewCount = previewSinks.count
+            state.policy.previewCount = previewSinks.count
             return applySwitch()
         }
         return (n, e)
@@ -471,7 +422,7 @@ public final class VideoSession: @unchecked Sendable {
             guard previewSinks.removeValue(forKey: id) != nil else {
                 return .invalidArgument("no preview with id \(id)")
             }
-            state.previewCount = previewSinks.count
+            state.policy.previewCount = previewSinks.count
             return applySwitch()
         }) { throw e }
     }
@@ -491,10 +442,7 @@ public final class VideoSession: @unchecked Sendable {
     /// transmission takes frames from `pushFrame` instead of the camera,
     /// and the camera runs only for previews.
     public func setCustomSource(_ active: Bool) throws(CamError) {
-        if let e = run({ [self] in
-            state.customSource = active
-            return applySwitch()
-        }) { throw e }
+        try transition { $0.customSource = active; return nil }
     }
 
     /// Pushes an app frame into transmission (S21). Delivered to the
@@ -516,7 +464,7 @@ public final class VideoSession: @unchecked Sendable {
         submit({ [self] in
             do throws(CamError) { try request.validate() } catch { return error }
             explicitRequest = request
-            state.stoppedByApp = false
+            state.policy.stoppedByApp = false
             recoveries = 0
             turnOff()
             return applySwitch()
@@ -526,7 +474,7 @@ public final class VideoSession: @unchecked Sendable {
     /// S17 stop: the camera turns off until start or restart.
     public func stop(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            state.stoppedByApp = true
+            state.policy.stoppedByApp = true
             return applySwitch()
         }, completion)
     }
@@ -534,7 +482,7 @@ public final class VideoSession: @unchecked Sendable {
     /// S17 restart: on again with the same settings as before the stop.
     public func restart(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            state.stoppedByApp = false
+            state.policy.stoppedByApp = false
             recoveries = 0
             return applySwitch()
         }, completion)
@@ -555,7 +503,7 @@ public final class VideoSession: @unchecked Sendable {
     /// Errors: customSourceActive, noDevice, and the camera's errors.
     public func select(deviceID: String, completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            if state.customSource {
+            if state.policy.customSource {
                 return .customSourceActive("a custom video source feeds transmission; turn it off before selecting a camera")
             }
             do throws(CamError) {
@@ -571,7 +519,7 @@ public final class VideoSession: @unchecked Sendable {
     /// to the current ones. Errors: customSourceActive, noDevice (no other camera).
     public func flip(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            if state.customSource {
+            if state.policy.customSource {
                 return .customSourceActive("a custom video source feeds transmission; turn it off before flipping")
             }
             let all = manager.devices()
