@@ -47,14 +47,6 @@ public final class VideoSession: @unchecked Sendable {
 
     // The snapshot type, State, is with the rules it reports (SessionPolicy.swift).
 
-    private struct Routing {
-        var sink: FrameSink?
-        var transmitCamera = false
-        var transmitCustom = false
-        var previews: [(id: UInt32, sink: FrameSink)] = []
-        var hook: ((Frame) -> HookResult)?
-    }
-
     public let manager: Manager
     private let queue: CameraQueue
     // Touched only on the camera queue.
@@ -62,7 +54,6 @@ public final class VideoSession: @unchecked Sendable {
     private var preference: CapturePreference
     private var explicitRequest: CaptureRequest?
     private var capturer: Capturer?
-    private var previewSinks: [UInt32: FrameSink] = [:]
     private var eventHandler: ((SessionEvent) -> Void)?
     private var closed = false
     private var observerToken: Int?
@@ -81,14 +72,9 @@ public final class VideoSession: @unchecked Sendable {
         set { switchBack.store(newValue, ordering: .relaxed) }
     }
     private let switchBack = Atomic<Bool>(true)
+    /// Who gets each frame (hook, transmission sink, previews).
+    private let router = FrameRouter()
     // Read from other threads.
-    private let routing = Mutex(Routing())
-    /// Held while app code runs with frames (camera fan-out or a pushed
-    /// frame), never while the routing lock is held: after a routing change
-    /// the queue waits on it, so a replaced sink is not called afterwards.
-    private let delivery = Mutex(())
-    /// Preview ids, handed out on the caller's thread (also from callbacks).
-    private let previewIDs = Atomic<UInt32>(1)
     private let published = Mutex(State())
 
     /// A session on `deviceID` (nil: the first device the manager lists).
@@ -135,8 +121,7 @@ public final class VideoSession: @unchecked Sendable {
             if let t = observerToken { manager.stopObserving(t) }
             turnOff()
             eventHandler = nil
-            setRouting { $0 = Routing() }
-            previewSinks = [:]
+            router.removeAll()
             state.policy.previewCount = 0
             state.policy.transmitting = false
             publish()
@@ -161,8 +146,8 @@ public final class VideoSession: @unchecked Sendable {
     /// camera queue), where freeing the session would pull it from under itself.
     public var isInsideCallback: Bool { isDelivering || queue.isCurrent }
 
-    /// Inside this session's frame delivery (CallbackMark).
-    private var isDelivering: Bool { CallbackMark.isInside(self) }
+    /// Inside this session's frame delivery (its router's CallbackMark).
+    private var isDelivering: Bool { router.isDelivering }
 
     /// Runs `body` on the camera queue and returns its error: waits from
     /// other threads, inline on the queue, deferred inside a frame callback.
@@ -188,27 +173,10 @@ public final class VideoSession: @unchecked Sendable {
         published.withLock { $0 = s }
     }
 
+    /// Tells the router where frames go now (S11–S15, S21).
     private func updateRouting() {
-        let s = state
-        setRouting { r in
-            r.transmitCamera = s.policy.transmitsCameraFrames
-            r.transmitCustom = s.policy.transmitsPushedFrames
-            r.previews = previewSinks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        }
-    }
-
-    /// Changes the routing, then waits for frames in flight to finish, so
-    /// that a removed receiver is not called after this returns.
-    private func setRouting(_ change: (inout Routing) -> Void) {
-        routing.withLock { change(&$0) }
-        if !isDelivering { delivery.withLock { _ in } }
-    }
-
-    /// Runs `body` marked as inside this session's frame delivery (calls
-    /// into the session from there are queued) with deliveries serialised.
-    private func delivering(_ body: () -> Void) {
-        if isDelivering { body(); return }
-        CallbackMark.inside(self) { delivery.withLock { _ in body() } }
+        router.update(transmitCamera: state.policy.transmitsCameraFrames,
+                      transmitPushed: state.policy.transmitsPushedFrames)
     }
 
     /// S9: make the camera's on/off match the state. Returns the error of
@@ -247,7 +215,7 @@ public final class VideoSession: @unchecked Sendable {
         do throws(CamError) {
             let req = try request(for: device)
             let cap = try manager.open(deviceID: device.id)
-            try cap.start(req, onFrame: { [unowned self] f in deliver(f) }, onError: { [weak self] e in
+            try cap.start(req, onFrame: { [router] f in router.deliver(f) }, onError: { [weak self] e in
                 guard let self else { return }
                 queue.async { self.captureFailed(device, e) }
             })
@@ -326,24 +294,6 @@ public final class VideoSession: @unchecked Sendable {
         }
     }
 
-    /// The capture thread's fan-out: hook, transmission, previews (S14, S20).
-    /// App code runs outside the routing lock, on a snapshot of it.
-    private func deliver(_ frame: Frame) {
-        delivering {
-            let r = routing.withLock { $0 }
-            var f = frame
-            if let hook = r.hook {
-                switch hook(f) {
-                case .drop: return
-                case .pass: break
-                case .replace(let g): f = g
-                }
-            }
-            if r.transmitCamera, let sink = r.sink { sink(f) }
-            for p in r.previews { p.sink(f) }
-        }
-    }
-
     // MARK: Transmission (S10–S13, S15)
 
     /// Starts transmission in `initial` state (S10); `preparing` starts in
@@ -385,7 +335,7 @@ public final class VideoSession: @unchecked Sendable {
     /// and drops the frames. After it returns, the old sink gets no frame.
     public func setTransmissionSink(_ sink: FrameSink?) {
         _ = run { [self] in
-            setRouting { $0.sink = sink }
+            router.setSink(sink)
             return nil
         }
     }
@@ -406,10 +356,10 @@ public final class VideoSession: @unchecked Sendable {
     /// (the preview stays added). The id is chosen on the calling thread,
     /// so it is right even when the addition is queued (from a callback).
     public func addPreviewReporting(_ sink: @escaping FrameSink) -> (id: UInt32, error: CamError?) {
-        let n = previewIDs.wrappingAdd(1, ordering: .relaxed).oldValue
+        let n = router.nextPreviewID()
         let e = run { [self] in
-            previewSinks[n] = sink
-            state.policy.previewCount = previewSinks.count
+            router.addPreview(n, sink)
+            state.policy.previewCount = router.previewCount
             return applySwitch()
         }
         return (n, e)
@@ -419,10 +369,10 @@ public final class VideoSession: @unchecked Sendable {
     /// The camera turns off if nothing else needs it. Errors: invalidArgument (unknown id).
     public func removePreview(_ id: UInt32) throws(CamError) {
         if let e = run({ [self] in
-            guard previewSinks.removeValue(forKey: id) != nil else {
+            guard router.removePreview(id) else {
                 return .invalidArgument("no preview with id \(id)")
             }
-            state.policy.previewCount = previewSinks.count
+            state.policy.previewCount = router.previewCount
             return applySwitch()
         }) { throw e }
     }
@@ -433,7 +383,7 @@ public final class VideoSession: @unchecked Sendable {
     /// before transmission and previews, on the capture thread.
     public func setCaptureHook(_ hook: ((Frame) -> HookResult)?) {
         _ = run { [self] in
-            setRouting { $0.hook = hook }
+            router.setHook(hook)
             return nil
         }
     }
@@ -450,10 +400,7 @@ public final class VideoSession: @unchecked Sendable {
     /// frames. Errors: state (no custom source active).
     public func pushFrame(_ frame: Frame) throws(CamError) {
         guard published.withLock({ $0.customSource }) else { throw .state("no custom video source is active") }
-        delivering {
-            let r = routing.withLock { $0 }
-            if r.transmitCustom, let sink = r.sink { sink(frame) }
-        }
+        router.push(frame)
     }
 
     // MARK: Capturer operations (S17–S19)
