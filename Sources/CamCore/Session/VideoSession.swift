@@ -50,30 +50,31 @@ public final class VideoSession: @unchecked Sendable {
     public let manager: Manager
     private let queue: CameraQueue
     // Touched only on the camera queue.
-    private var state = State()
+    /// S9's inputs and the transmission's state.
+    private var policy = SessionPolicy()
+    /// The camera is open and streaming (as published).
+    private var cameraOn = false
+    /// The format in use while the camera is on.
+    private var format: CaptureFormat?
     private var preference: CapturePreference
     private var explicitRequest: CaptureRequest?
     private var capturer: Capturer?
     private var eventHandler: ((SessionEvent) -> Void)?
     private var closed = false
     private var observerToken: Int?
-    /// The device lost last, to return to when it comes back (S25).
-    private var lostDeviceID: String?
-    /// Devices already reported gone by a failed capture (no second event
-    /// when udev's remove follows).
-    private var announcedGone: Set<String> = []
     /// Stream restarts tried since the last good start (S26: one).
     private var recoveries = 0
     /// When the camera last turned on (CLOCK_MONOTONIC ns).
     private var onSince: UInt64 = 0
     /// Switch back to a lost device when it returns (S25). Default true.
     public var returnsToReconnectedDevice: Bool {
-        get { switchBack.load(ordering: .relaxed) }
-        set { switchBack.store(newValue, ordering: .relaxed) }
+        get { follower.returnsToReconnectedDevice }
+        set { follower.returnsToReconnectedDevice = newValue }
     }
-    private let switchBack = Atomic<Bool>(true)
     /// Who gets each frame (hook, transmission sink, previews).
     private let router = FrameRouter()
+    /// Which device is in use, through select, flip and hot-plug.
+    private let follower = DeviceFollower()
     // Read from other threads.
     private let published = Mutex(State())
 
@@ -86,10 +87,12 @@ public final class VideoSession: @unchecked Sendable {
         self.manager = manager
         self.preference = preference
         queue = try CameraQueue()
+        // Every stored property is set by now: if the lookup throws,
+        // deinit runs and ends the camera queue.
         if let deviceID {
-            state.device = try manager.device(id: deviceID)
-        } else {
-            state.device = manager.devices().first
+            follower.use(try manager.device(id: deviceID))
+        } else if let first = manager.devices().first {
+            follower.use(first)
         }
         publish()
         // Hot-plug: without a udev monitor (no udev at all) the session
@@ -122,8 +125,8 @@ public final class VideoSession: @unchecked Sendable {
             turnOff()
             eventHandler = nil
             router.removeAll()
-            state.policy.previewCount = 0
-            state.policy.transmitting = false
+            policy.previewCount = 0
+            policy.transmitting = false
             publish()
             return nil
         }
@@ -169,14 +172,13 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     private func publish() {
-        let s = state
+        let s = State(policy: policy, cameraOn: cameraOn, device: follower.device, format: format)
         published.withLock { $0 = s }
     }
 
     /// Tells the router where frames go now (S11–S15, S21).
     private func updateRouting() {
-        router.update(transmitCamera: state.policy.transmitsCameraFrames,
-                      transmitPushed: state.policy.transmitsPushedFrames)
+        router.update(transmitCamera: policy.transmitsCameraFrames, transmitPushed: policy.transmitsPushedFrames)
     }
 
     /// S9: make the camera's on/off match the state. Returns the error of
@@ -185,15 +187,17 @@ public final class VideoSession: @unchecked Sendable {
     private func applySwitch() -> CamError? {
         updateRouting()
         var error: CamError?
-        if state.device == nil && state.policy.wantsCamera(hasDevice: true) {
+        let hasDevice = follower.device != nil
+        if !hasDevice && policy.wantsCamera(hasDevice: true) {
             error = .noDevice("no camera is selected: none is present (the state is kept; a camera that appears is used)")
         }
-        if state.wantsCamera && capturer == nil {
+        let wanted = policy.wantsCamera(hasDevice: hasDevice)
+        if wanted && capturer == nil {
             error = turnOn()
-        } else if !state.wantsCamera && capturer != nil {
+        } else if !wanted && capturer != nil {
             turnOff()
         }
-        state.cameraOn = capturer != nil
+        cameraOn = capturer != nil
         publish()
         return error
     }
@@ -211,7 +215,7 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     private func turnOn() -> CamError? {
-        guard let device = state.device else { return .noDevice("no camera is selected") }
+        guard let device = follower.device else { return .noDevice("no camera is selected") }
         do throws(CamError) {
             let req = try request(for: device)
             let cap = try manager.open(deviceID: device.id)
@@ -221,7 +225,7 @@ public final class VideoSession: @unchecked Sendable {
             })
             capturer = cap
             onSince = monotonicNs()
-            state.format = cap.format
+            format = cap.format
             return nil
         } catch {
             return error
@@ -233,16 +237,16 @@ public final class VideoSession: @unchecked Sendable {
             try? c.close()
             capturer = nil
         }
-        state.format = nil
+        format = nil
     }
 
     /// Capture ended on its own (S25, S26). A vanished device is handled
     /// as a removal; another error gets one stream restart, then is reported.
     private func captureFailed(_ device: DeviceInfo, _ error: CamError) {
-        guard !closed, capturer != nil, state.device?.id == device.id else { return }
+        guard !closed, capturer != nil, follower.device?.id == device.id else { return }
         turnOff()
         if case .noDevice = error {
-            announcedGone.insert(device.id)
+            follower.captureFoundGone(device)
             eventHandler?(.disconnected(device))
             lost(device)
             return
@@ -255,7 +259,7 @@ public final class VideoSession: @unchecked Sendable {
             recoveries += 1
             if applySwitch() == nil { return }
         }
-        state.cameraOn = false
+        cameraOn = false
         publish()
     }
 
@@ -264,17 +268,9 @@ public final class VideoSession: @unchecked Sendable {
         guard !closed else { return }
         switch change {
         case .removed(let d):
-            if announcedGone.remove(d.id) != nil { return }
-            eventHandler?(.disconnected(d))
-            if state.device?.id == d.id { lost(d) }
+            if follower.removed(d, announce: { eventHandler?($0) }) { lost(d) }
         case .added(let d):
-            announcedGone.remove(d.id)
-            eventHandler?(.connected(d))
-            let back = switchBack.load(ordering: .relaxed) && d.id == lostDeviceID
-            if state.device == nil || back {
-                lostDeviceID = nil
-                _ = switchTo(d, keeping: nil)
-            }
+            if follower.added(d, announce: { eventHandler?($0) }) { _ = switchTo(d, keeping: nil) }
         }
     }
 
@@ -282,14 +278,10 @@ public final class VideoSession: @unchecked Sendable {
     /// exists, keeping S9 (S25).
     private func lost(_ device: DeviceInfo) {
         turnOff()
-        // Return to the device the app was using, not to a stand-in selected
-        // after it vanished (several cameras going at once, e.g. a hub).
-        if lostDeviceID == nil { lostDeviceID = device.id }
-        if let next = manager.devices().first(where: { $0.id != device.id }) {
+        if let next = follower.lost(device, available: manager.devices()) {
             _ = switchTo(next, keeping: nil)
         } else {
-            state.device = nil
-            state.cameraOn = false
+            cameraOn = false
             publish()
         }
     }
@@ -326,7 +318,7 @@ public final class VideoSession: @unchecked Sendable {
     /// camera match (S9); the transition's error leaves everything as it was.
     private func transition(_ step: @escaping (inout SessionPolicy) -> CamError?) throws(CamError) {
         if let e = run({ [self] in
-            if let e = step(&state.policy) { return e }
+            if let e = step(&policy) { return e }
             return applySwitch()
         }) { throw e }
     }
@@ -359,7 +351,7 @@ public final class VideoSession: @unchecked Sendable {
         let n = router.nextPreviewID()
         let e = run { [self] in
             router.addPreview(n, sink)
-            state.policy.previewCount = router.previewCount
+            policy.previewCount = router.previewCount
             return applySwitch()
         }
         return (n, e)
@@ -372,7 +364,7 @@ public final class VideoSession: @unchecked Sendable {
             guard router.removePreview(id) else {
                 return .invalidArgument("no preview with id \(id)")
             }
-            state.policy.previewCount = router.previewCount
+            policy.previewCount = router.previewCount
             return applySwitch()
         }) { throw e }
     }
@@ -411,7 +403,7 @@ public final class VideoSession: @unchecked Sendable {
         submit({ [self] in
             do throws(CamError) { try request.validate() } catch { return error }
             explicitRequest = request
-            state.policy.stoppedByApp = false
+            policy.stoppedByApp = false
             recoveries = 0
             turnOff()
             return applySwitch()
@@ -421,7 +413,7 @@ public final class VideoSession: @unchecked Sendable {
     /// S17 stop: the camera turns off until start or restart.
     public func stop(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            state.policy.stoppedByApp = true
+            policy.stoppedByApp = true
             return applySwitch()
         }, completion)
     }
@@ -429,7 +421,7 @@ public final class VideoSession: @unchecked Sendable {
     /// S17 restart: on again with the same settings as before the stop.
     public func restart(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            state.policy.stoppedByApp = false
+            policy.stoppedByApp = false
             recoveries = 0
             return applySwitch()
         }, completion)
@@ -450,12 +442,12 @@ public final class VideoSession: @unchecked Sendable {
     /// Errors: customSourceActive, noDevice, and the camera's errors.
     public func select(deviceID: String, completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            if state.policy.customSource {
+            if policy.customSource {
                 return .customSourceActive("a custom video source feeds transmission; turn it off before selecting a camera")
             }
             do throws(CamError) {
                 let d = try manager.device(id: deviceID)
-                lostDeviceID = nil  // the app's choice replaces the automatic return
+                follower.appSelected()  // the app's choice replaces the automatic return
                 return switchTo(d, keeping: nil)
             } catch { return error }
         }, completion)
@@ -466,24 +458,13 @@ public final class VideoSession: @unchecked Sendable {
     /// to the current ones. Errors: customSourceActive, noDevice (no other camera).
     public func flip(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            if state.policy.customSource {
+            if policy.customSource {
                 return .customSourceActive("a custom video source feeds transmission; turn it off before flipping")
             }
-            let all = manager.devices()
-            let current = state.device
-            let others = all.filter { $0.id != current?.id }
-            guard !others.isEmpty else { return .noDevice("there is no other camera to flip to") }
-            var target: DeviceInfo?
-            if let pos = current?.position, pos == .front || pos == .back {
-                let want: CameraPosition = pos == .front ? .back : .front
-                target = others.first { $0.position == want }
+            guard let target = follower.flipTarget(among: manager.devices()) else {
+                return .noDevice("there is no other camera to flip to")
             }
-            if target == nil {
-                // No opposite position known: the next camera in list order.
-                let i = all.firstIndex { $0.id == current?.id } ?? -1
-                target = all[(i + 1) % all.count].id == current?.id ? others.first : all[(i + 1) % all.count]
-            }
-            return switchTo(target!, keeping: state.format ?? explicitRequest.map {
+            return switchTo(target, keeping: format ?? explicitRequest.map {
                 CaptureFormat(fourcc: $0.fourcc, width: $0.width, height: $0.height, strides: [],
                               frameBytes: 0, frameRate: $0.frameRate, bufferCount: $0.bufferCount)
             })
@@ -493,24 +474,14 @@ public final class VideoSession: @unchecked Sendable {
     /// Moves to `device`. With `keeping`, the new setting is the nearest to
     /// that format (flip); else the preference (select). Emits `selected`.
     private func switchTo(_ device: DeviceInfo, keeping current: CaptureFormat?) -> CamError? {
-        let wasOn = capturer != nil
         turnOff()
-        state.device = device
-        var pref = preference
-        if let c = current {
-            pref.width = c.width
-            pref.height = c.height
-            if let r = c.frameRate { pref.minRate = r; pref.maxRate = r }
-        } else if let r = explicitRequest {
-            pref.width = r.width
-            pref.height = r.height
-            if let rate = r.frameRate { pref.minRate = rate; pref.maxRate = rate }
-        }
+        follower.use(device)
+        let pref = DeviceFollower.preference(preference, keeping: current, request: explicitRequest)
         var chosen: NegotiatedFormat
         do throws(CamError) {
             chosen = try manager.negotiate(deviceID: device.id, preference: pref)
         } catch {
-            state.cameraOn = false
+            cameraOn = false
             publish()
             return error
         }
@@ -519,8 +490,7 @@ public final class VideoSession: @unchecked Sendable {
                                              frameRate: chosen.rate, output: preference.output)
         }
         let error = applySwitch()
-        _ = wasOn
-        let fmt = state.format ?? CaptureFormat(
+        let fmt = format ?? CaptureFormat(
             fourcc: preference.output ?? chosen.fourcc, width: chosen.width, height: chosen.height, strides: [],
             frameBytes: 0, frameRate: chosen.rate, bufferCount: 0, sourceFourCC: chosen.fourcc,
             adjustments: chosen.adjustments)
