@@ -29,11 +29,16 @@ public enum SessionEvent {
     case captureFailed(DeviceInfo, CamError)
 }
 
-/// The camera switch of a video call (SPEC S9–S21): owns the selected
-/// device, the preferred setting, the transmission state and the previews,
-/// and keeps the camera on exactly when video is transmitted or at least
-/// one preview is active. Off means streaming stopped and the device's fd
-/// closed.
+/// The camera switch of a video call (SPEC S9–S21): keeps the camera on
+/// exactly when video is transmitted or at least one preview is active.
+/// Off means streaming stopped and the device's fd closed.
+///
+/// A facade over three parts: SessionPolicy (S9's inputs, the one S9 rule
+/// and the transmission's transitions, pure code), FrameRouter (who gets
+/// each frame: hook, transmission sink, previews, pushed frames) and
+/// DeviceFollower (which camera is in use through select, flip and
+/// hot-plug). The session itself owns the preferred setting and the
+/// capturer, and turns the camera on and off as the policy says.
 ///
 /// Every operation runs on the session's own camera queue, in order
 /// (S16). Calls are safe from any thread: from other threads they wait
