@@ -10,6 +10,7 @@ from __future__ import annotations
 import faulthandler
 import os
 import subprocess
+import sys
 import time
 
 import pytest
@@ -19,6 +20,10 @@ import v4l2probe
 IN_GUEST = os.environ.get("CAMCORE_KERNEL_GUEST") == "1"
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+# The oracles shared with the host suite (Tests/python/s9_oracle.py). Appended,
+# not prepended: this folder's own modules (test_session.py, conftest.py) stay
+# ahead of their namesakes in Tests/python.
+sys.path.append(os.path.join(REPO, "Tests", "python"))
 
 # vivid set-ups. Its module parameters are per-instance arrays: give one value
 # per instance, or the second instance keeps the defaults (all node types, and

@@ -2350,13 +2350,6 @@ class SessionState:
     device_id: str
     format: Optional[CaptureFormat]
 
-    @property
-    def s9_wants_camera(self) -> bool:
-        """What S9 says camera_on should be, from the other fields."""
-        tx = (self.transmitting and not self.paused and not self.held and not self.hard_muted
-              and not self.custom_source)
-        return (tx or self.preview_count > 0) and not self.stopped_by_app and bool(self.device_id)
-
 
 def _capture_format_from_c(out: camcore_capture_format) -> CaptureFormat:
     n = min(out.plane_count, 3)

@@ -29,11 +29,16 @@ public enum SessionEvent {
     case captureFailed(DeviceInfo, CamError)
 }
 
-/// The camera switch of a video call (SPEC S9–S21): owns the selected
-/// device, the preferred setting, the transmission state and the previews,
-/// and keeps the camera on exactly when video is transmitted or at least
-/// one preview is active. Off means streaming stopped and the device's fd
-/// closed.
+/// The camera switch of a video call (SPEC S9–S21): keeps the camera on
+/// exactly when video is transmitted or at least one preview is active.
+/// Off means streaming stopped and the device's fd closed.
+///
+/// A facade over three parts: SessionPolicy (S9's inputs, the one S9 rule
+/// and the transmission's transitions, pure code), FrameRouter (who gets
+/// each frame: hook, transmission sink, previews, pushed frames) and
+/// DeviceFollower (which camera is in use through select, flip and
+/// hot-plug). The session itself owns the preferred setting and the
+/// capturer, and turns the camera on and off as the policy says.
 ///
 /// Every operation runs on the session's own camera queue, in order
 /// (S16). Calls are safe from any thread: from other threads they wait
@@ -45,83 +50,37 @@ public final class VideoSession: @unchecked Sendable {
     /// The transmission's state when it starts (S10).
     public enum InitialVideoState: Sendable { case resume, pause }
 
-    /// A snapshot of the session (S9's inputs and output).
-    public struct State: Sendable, Equatable {
-        /// The camera device is open and streaming.
-        public var cameraOn = false
-        /// A transmission exists (started and not ended).
-        public var transmitting = false
-        public var paused = false
-        public var held = false
-        /// Responder preparation: the call is not fully connected (S13).
-        public var preparing = false
-        public var hardMuted = false
-        public var previewCount = 0
-        /// A custom video source feeds transmission (S21).
-        public var customSource = false
-        /// The app stopped the capturer (S17 stop) and has not restarted it.
-        public var stoppedByApp = false
-        public var device: DeviceInfo?
-        /// The format in use while the camera is on.
-        public var format: CaptureFormat?
-
-        /// Transmission needs the camera: transmitting and not paused,
-        /// held or hard-muted, and fed by the camera (no custom source).
-        public var transmissionNeedsCamera: Bool {
-            transmitting && !paused && !held && !hardMuted && !customSource
-        }
-        /// S9: on iff transmission needs the camera or a preview is active
-        /// (and the app has not stopped the capturer, and a device exists).
-        public var wantsCamera: Bool {
-            (transmissionNeedsCamera || previewCount > 0) && !stoppedByApp && device != nil
-        }
-        /// Frames reach the transmission sink: after preparation, while
-        /// transmitting and not paused, held or muted.
-        var transmitsFrames: Bool { transmitting && !paused && !held && !hardMuted && !preparing }
-    }
-
-    private struct Routing {
-        var sink: FrameSink?
-        var transmitCamera = false
-        var transmitCustom = false
-        var previews: [(id: UInt32, sink: FrameSink)] = []
-        var hook: ((Frame) -> HookResult)?
-    }
+    // The snapshot type, State, is with the rules it reports (SessionPolicy.swift).
 
     public let manager: Manager
     private let queue: CameraQueue
     // Touched only on the camera queue.
-    private var state = State()
+    /// S9's inputs and the transmission's state.
+    private var policy = SessionPolicy()
+    /// The camera is open and streaming (as published).
+    private var cameraOn = false
+    /// The format in use while the camera is on.
+    private var format: CaptureFormat?
     private var preference: CapturePreference
     private var explicitRequest: CaptureRequest?
     private var capturer: Capturer?
-    private var previewSinks: [UInt32: FrameSink] = [:]
     private var eventHandler: ((SessionEvent) -> Void)?
     private var closed = false
     private var observerToken: Int?
-    /// The device lost last, to return to when it comes back (S25).
-    private var lostDeviceID: String?
-    /// Devices already reported gone by a failed capture (no second event
-    /// when udev's remove follows).
-    private var announcedGone: Set<String> = []
     /// Stream restarts tried since the last good start (S26: one).
     private var recoveries = 0
     /// When the camera last turned on (CLOCK_MONOTONIC ns).
     private var onSince: UInt64 = 0
     /// Switch back to a lost device when it returns (S25). Default true.
     public var returnsToReconnectedDevice: Bool {
-        get { switchBack.load(ordering: .relaxed) }
-        set { switchBack.store(newValue, ordering: .relaxed) }
+        get { follower.returnsToReconnectedDevice }
+        set { follower.returnsToReconnectedDevice = newValue }
     }
-    private let switchBack = Atomic<Bool>(true)
+    /// Who gets each frame (hook, transmission sink, previews).
+    private let router = FrameRouter()
+    /// Which device is in use, through select, flip and hot-plug.
+    private let follower = DeviceFollower()
     // Read from other threads.
-    private let routing = Mutex(Routing())
-    /// Held while app code runs with frames (camera fan-out or a pushed
-    /// frame), never while the routing lock is held: after a routing change
-    /// the queue waits on it, so a replaced sink is not called afterwards.
-    private let delivery = Mutex(())
-    /// Preview ids, handed out on the caller's thread (also from callbacks).
-    private let previewIDs = Atomic<UInt32>(1)
     private let published = Mutex(State())
 
     /// A session on `deviceID` (nil: the first device the manager lists).
@@ -133,10 +92,12 @@ public final class VideoSession: @unchecked Sendable {
         self.manager = manager
         self.preference = preference
         queue = try CameraQueue()
+        // Every stored property is set by now: if the lookup throws,
+        // deinit runs and ends the camera queue.
         if let deviceID {
-            state.device = try manager.device(id: deviceID)
-        } else {
-            state.device = manager.devices().first
+            follower.use(try manager.device(id: deviceID))
+        } else if let first = manager.devices().first {
+            follower.use(first)
         }
         publish()
         // Hot-plug: without a udev monitor (no udev at all) the session
@@ -168,10 +129,9 @@ public final class VideoSession: @unchecked Sendable {
             if let t = observerToken { manager.stopObserving(t) }
             turnOff()
             eventHandler = nil
-            setRouting { $0 = Routing() }
-            previewSinks = [:]
-            state.previewCount = 0
-            state.transmitting = false
+            router.removeAll()
+            policy.previewCount = 0
+            policy.transmitting = false
             publish()
             return nil
         }
@@ -194,8 +154,8 @@ public final class VideoSession: @unchecked Sendable {
     /// camera queue), where freeing the session would pull it from under itself.
     public var isInsideCallback: Bool { isDelivering || queue.isCurrent }
 
-    /// Inside this session's frame delivery (CallbackMark).
-    private var isDelivering: Bool { CallbackMark.isInside(self) }
+    /// Inside this session's frame delivery (its router's CallbackMark).
+    private var isDelivering: Bool { router.isDelivering }
 
     /// Runs `body` on the camera queue and returns its error: waits from
     /// other threads, inline on the queue, deferred inside a frame callback.
@@ -217,31 +177,13 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     private func publish() {
-        let s = state
+        let s = State(policy: policy, cameraOn: cameraOn, device: follower.device, format: format)
         published.withLock { $0 = s }
     }
 
+    /// Tells the router where frames go now (S11–S15, S21).
     private func updateRouting() {
-        let s = state
-        setRouting { r in
-            r.transmitCamera = s.transmitsFrames && !s.customSource
-            r.transmitCustom = s.transmitsFrames && s.customSource
-            r.previews = previewSinks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        }
-    }
-
-    /// Changes the routing, then waits for frames in flight to finish, so
-    /// that a removed receiver is not called after this returns.
-    private func setRouting(_ change: (inout Routing) -> Void) {
-        routing.withLock { change(&$0) }
-        if !isDelivering { delivery.withLock { _ in } }
-    }
-
-    /// Runs `body` marked as inside this session's frame delivery (calls
-    /// into the session from there are queued) with deliveries serialised.
-    private func delivering(_ body: () -> Void) {
-        if isDelivering { body(); return }
-        CallbackMark.inside(self) { delivery.withLock { _ in body() } }
+        router.update(transmitCamera: policy.transmitsCameraFrames, transmitPushed: policy.transmitsPushedFrames)
     }
 
     /// S9: make the camera's on/off match the state. Returns the error of
@@ -250,16 +192,17 @@ public final class VideoSession: @unchecked Sendable {
     private func applySwitch() -> CamError? {
         updateRouting()
         var error: CamError?
-        let needed = (state.transmissionNeedsCamera || state.previewCount > 0) && !state.stoppedByApp
-        if needed && state.device == nil {
+        let hasDevice = follower.device != nil
+        if !hasDevice && policy.wantsCamera(hasDevice: true) {
             error = .noDevice("no camera is selected: none is present (the state is kept; a camera that appears is used)")
         }
-        if state.wantsCamera && capturer == nil {
+        let wanted = policy.wantsCamera(hasDevice: hasDevice)
+        if wanted && capturer == nil {
             error = turnOn()
-        } else if !state.wantsCamera && capturer != nil {
+        } else if !wanted && capturer != nil {
             turnOff()
         }
-        state.cameraOn = capturer != nil
+        cameraOn = capturer != nil
         publish()
         return error
     }
@@ -277,17 +220,17 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     private func turnOn() -> CamError? {
-        guard let device = state.device else { return .noDevice("no camera is selected") }
+        guard let device = follower.device else { return .noDevice("no camera is selected") }
         do throws(CamError) {
             let req = try request(for: device)
             let cap = try manager.open(deviceID: device.id)
-            try cap.start(req, onFrame: { [unowned self] f in deliver(f) }, onError: { [weak self] e in
+            try cap.start(req, onFrame: { [router] f in router.deliver(f) }, onError: { [weak self] e in
                 guard let self else { return }
                 queue.async { self.captureFailed(device, e) }
             })
             capturer = cap
             onSince = monotonicNs()
-            state.format = cap.format
+            format = cap.format
             return nil
         } catch {
             return error
@@ -299,16 +242,16 @@ public final class VideoSession: @unchecked Sendable {
             try? c.close()
             capturer = nil
         }
-        state.format = nil
+        format = nil
     }
 
     /// Capture ended on its own (S25, S26). A vanished device is handled
     /// as a removal; another error gets one stream restart, then is reported.
     private func captureFailed(_ device: DeviceInfo, _ error: CamError) {
-        guard !closed, capturer != nil, state.device?.id == device.id else { return }
+        guard !closed, capturer != nil, follower.device?.id == device.id else { return }
         turnOff()
         if case .noDevice = error {
-            announcedGone.insert(device.id)
+            follower.captureFoundGone(device)
             eventHandler?(.disconnected(device))
             lost(device)
             return
@@ -321,7 +264,7 @@ public final class VideoSession: @unchecked Sendable {
             recoveries += 1
             if applySwitch() == nil { return }
         }
-        state.cameraOn = false
+        cameraOn = false
         publish()
     }
 
@@ -330,17 +273,9 @@ public final class VideoSession: @unchecked Sendable {
         guard !closed else { return }
         switch change {
         case .removed(let d):
-            if announcedGone.remove(d.id) != nil { return }
-            eventHandler?(.disconnected(d))
-            if state.device?.id == d.id { lost(d) }
+            if follower.removed(d, announce: { eventHandler?($0) }) { lost(d) }
         case .added(let d):
-            announcedGone.remove(d.id)
-            eventHandler?(.connected(d))
-            let back = switchBack.load(ordering: .relaxed) && d.id == lostDeviceID
-            if state.device == nil || back {
-                lostDeviceID = nil
-                _ = switchTo(d, keeping: nil)
-            }
+            if follower.added(d, announce: { eventHandler?($0) }) { _ = switchTo(d, keeping: nil) }
         }
     }
 
@@ -348,33 +283,11 @@ public final class VideoSession: @unchecked Sendable {
     /// exists, keeping S9 (S25).
     private func lost(_ device: DeviceInfo) {
         turnOff()
-        // Return to the device the app was using, not to a stand-in selected
-        // after it vanished (several cameras going at once, e.g. a hub).
-        if lostDeviceID == nil { lostDeviceID = device.id }
-        if let next = manager.devices().first(where: { $0.id != device.id }) {
+        if let next = follower.lost(device, available: manager.devices()) {
             _ = switchTo(next, keeping: nil)
         } else {
-            state.device = nil
-            state.cameraOn = false
+            cameraOn = false
             publish()
-        }
-    }
-
-    /// The capture thread's fan-out: hook, transmission, previews (S14, S20).
-    /// App code runs outside the routing lock, on a snapshot of it.
-    private func deliver(_ frame: Frame) {
-        delivering {
-            let r = routing.withLock { $0 }
-            var f = frame
-            if let hook = r.hook {
-                switch hook(f) {
-                case .drop: return
-                case .pass: break
-                case .replace(let g): f = g
-                }
-            }
-            if r.transmitCamera, let sink = r.sink { sink(f) }
-            for p in r.previews { p.sink(f) }
         }
     }
 
@@ -384,48 +297,33 @@ public final class VideoSession: @unchecked Sendable {
     /// responder preparation (S13). Errors: state (already transmitting),
     /// and the camera's errors when it must turn on.
     public func startTransmission(_ initial: InitialVideoState = .resume, preparing: Bool = false) throws(CamError) {
-        if let e = run({ [self] in
-            if state.transmitting { return .state("transmission has already started") }
-            state.transmitting = true
-            state.paused = initial == .pause
-            state.held = false
-            state.hardMuted = false
-            state.preparing = preparing
-            return applySwitch()
-        }) { throw e }
+        try transition { $0.startTransmission(initial, preparing: preparing) }
     }
 
     /// Ends responder preparation: frames now reach the transmission sink (S13).
-    public func endPreparation() throws(CamError) {
-        try change { s in s.preparing = false }
-    }
-
+    public func endPreparation() throws(CamError) { try transition { $0.endPreparation() } }
     /// S12: stops transmitting video; the camera turns off unless a preview is active.
-    public func pauseVideo() throws(CamError) { try change { $0.paused = true } }
+    public func pauseVideo() throws(CamError) { try transition { $0.pauseVideo() } }
     /// S12: transmits video again; the camera turns back on.
-    public func resumeVideo() throws(CamError) { try change { $0.paused = false } }
+    public func resumeVideo() throws(CamError) { try transition { $0.resumeVideo() } }
     /// S11: holds the call: no transmission, camera off unless a preview is active.
-    public func hold() throws(CamError) { try change { $0.held = true } }
+    public func hold() throws(CamError) { try transition { $0.hold() } }
     /// S11: unholds: transmission (and the camera) back as before the hold.
-    public func unhold() throws(CamError) { try change { $0.held = false } }
+    public func unhold() throws(CamError) { try transition { $0.unhold() } }
     /// S15: hard mute turns the transmission's camera off, keeping the
     /// other transmission state; unmute restores it.
-    public func setHardMute(_ muted: Bool) throws(CamError) { try change { $0.hardMuted = muted } }
+    public func setHardMute(_ muted: Bool) throws(CamError) { try transition { $0.setHardMute(muted) } }
 
     /// Ends transmission (the call ended): camera off unless previewing.
     public func endTransmission() throws(CamError) {
-        if let e = run({ [self] in
-            state.transmitting = false
-            state.paused = false; state.held = false; state.preparing = false; state.hardMuted = false
-            return applySwitch()
-        }) { throw e }
+        try transition { $0.endTransmission(); return nil }
     }
 
-    /// A transmission state change; state error when no transmission exists.
-    private func change(_ mutate: @escaping (inout State) -> Void) throws(CamError) {
+    /// Applies a policy transition on the camera queue, then makes the
+    /// camera match (S9); the transition's error leaves everything as it was.
+    private func transition(_ step: @escaping (inout SessionPolicy) -> CamError?) throws(CamError) {
         if let e = run({ [self] in
-            guard state.transmitting else { return .state("no transmission: start it first") }
-            mutate(&state)
+            if let e = step(&policy) { return e }
             return applySwitch()
         }) { throw e }
     }
@@ -434,7 +332,7 @@ public final class VideoSession: @unchecked Sendable {
     /// and drops the frames. After it returns, the old sink gets no frame.
     public func setTransmissionSink(_ sink: FrameSink?) {
         _ = run { [self] in
-            setRouting { $0.sink = sink }
+            router.setSink(sink)
             return nil
         }
     }
@@ -455,10 +353,10 @@ public final class VideoSession: @unchecked Sendable {
     /// (the preview stays added). The id is chosen on the calling thread,
     /// so it is right even when the addition is queued (from a callback).
     public func addPreviewReporting(_ sink: @escaping FrameSink) -> (id: UInt32, error: CamError?) {
-        let n = previewIDs.wrappingAdd(1, ordering: .relaxed).oldValue
+        let n = router.nextPreviewID()
         let e = run { [self] in
-            previewSinks[n] = sink
-            state.previewCount = previewSinks.count
+            router.addPreview(n, sink)
+            policy.previewCount = router.previewCount
             return applySwitch()
         }
         return (n, e)
@@ -468,10 +366,10 @@ public final class VideoSession: @unchecked Sendable {
     /// The camera turns off if nothing else needs it. Errors: invalidArgument (unknown id).
     public func removePreview(_ id: UInt32) throws(CamError) {
         if let e = run({ [self] in
-            guard previewSinks.removeValue(forKey: id) != nil else {
+            guard router.removePreview(id) else {
                 return .invalidArgument("no preview with id \(id)")
             }
-            state.previewCount = previewSinks.count
+            policy.previewCount = router.previewCount
             return applySwitch()
         }) { throw e }
     }
@@ -482,7 +380,7 @@ public final class VideoSession: @unchecked Sendable {
     /// before transmission and previews, on the capture thread.
     public func setCaptureHook(_ hook: ((Frame) -> HookResult)?) {
         _ = run { [self] in
-            setRouting { $0.hook = hook }
+            router.setHook(hook)
             return nil
         }
     }
@@ -491,10 +389,7 @@ public final class VideoSession: @unchecked Sendable {
     /// transmission takes frames from `pushFrame` instead of the camera,
     /// and the camera runs only for previews.
     public func setCustomSource(_ active: Bool) throws(CamError) {
-        if let e = run({ [self] in
-            state.customSource = active
-            return applySwitch()
-        }) { throw e }
+        try transition { $0.customSource = active; return nil }
     }
 
     /// Pushes an app frame into transmission (S21). Delivered to the
@@ -502,10 +397,7 @@ public final class VideoSession: @unchecked Sendable {
     /// frames. Errors: state (no custom source active).
     public func pushFrame(_ frame: Frame) throws(CamError) {
         guard published.withLock({ $0.customSource }) else { throw .state("no custom video source is active") }
-        delivering {
-            let r = routing.withLock { $0 }
-            if r.transmitCustom, let sink = r.sink { sink(frame) }
-        }
+        router.push(frame)
     }
 
     // MARK: Capturer operations (S17–S19)
@@ -516,7 +408,7 @@ public final class VideoSession: @unchecked Sendable {
         submit({ [self] in
             do throws(CamError) { try request.validate() } catch { return error }
             explicitRequest = request
-            state.stoppedByApp = false
+            policy.stoppedByApp = false
             recoveries = 0
             turnOff()
             return applySwitch()
@@ -526,7 +418,7 @@ public final class VideoSession: @unchecked Sendable {
     /// S17 stop: the camera turns off until start or restart.
     public func stop(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            state.stoppedByApp = true
+            policy.stoppedByApp = true
             return applySwitch()
         }, completion)
     }
@@ -534,7 +426,7 @@ public final class VideoSession: @unchecked Sendable {
     /// S17 restart: on again with the same settings as before the stop.
     public func restart(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            state.stoppedByApp = false
+            policy.stoppedByApp = false
             recoveries = 0
             return applySwitch()
         }, completion)
@@ -555,12 +447,12 @@ public final class VideoSession: @unchecked Sendable {
     /// Errors: customSourceActive, noDevice, and the camera's errors.
     public func select(deviceID: String, completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            if state.customSource {
+            if policy.customSource {
                 return .customSourceActive("a custom video source feeds transmission; turn it off before selecting a camera")
             }
             do throws(CamError) {
                 let d = try manager.device(id: deviceID)
-                lostDeviceID = nil  // the app's choice replaces the automatic return
+                follower.appSelected()  // the app's choice replaces the automatic return
                 return switchTo(d, keeping: nil)
             } catch { return error }
         }, completion)
@@ -571,24 +463,13 @@ public final class VideoSession: @unchecked Sendable {
     /// to the current ones. Errors: customSourceActive, noDevice (no other camera).
     public func flip(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
-            if state.customSource {
+            if policy.customSource {
                 return .customSourceActive("a custom video source feeds transmission; turn it off before flipping")
             }
-            let all = manager.devices()
-            let current = state.device
-            let others = all.filter { $0.id != current?.id }
-            guard !others.isEmpty else { return .noDevice("there is no other camera to flip to") }
-            var target: DeviceInfo?
-            if let pos = current?.position, pos == .front || pos == .back {
-                let want: CameraPosition = pos == .front ? .back : .front
-                target = others.first { $0.position == want }
+            guard let target = follower.flipTarget(among: manager.devices()) else {
+                return .noDevice("there is no other camera to flip to")
             }
-            if target == nil {
-                // No opposite position known: the next camera in list order.
-                let i = all.firstIndex { $0.id == current?.id } ?? -1
-                target = all[(i + 1) % all.count].id == current?.id ? others.first : all[(i + 1) % all.count]
-            }
-            return switchTo(target!, keeping: state.format ?? explicitRequest.map {
+            return switchTo(target, keeping: format ?? explicitRequest.map {
                 CaptureFormat(fourcc: $0.fourcc, width: $0.width, height: $0.height, strides: [],
                               frameBytes: 0, frameRate: $0.frameRate, bufferCount: $0.bufferCount)
             })
@@ -598,24 +479,14 @@ public final class VideoSession: @unchecked Sendable {
     /// Moves to `device`. With `keeping`, the new setting is the nearest to
     /// that format (flip); else the preference (select). Emits `selected`.
     private func switchTo(_ device: DeviceInfo, keeping current: CaptureFormat?) -> CamError? {
-        let wasOn = capturer != nil
         turnOff()
-        state.device = device
-        var pref = preference
-        if let c = current {
-            pref.width = c.width
-            pref.height = c.height
-            if let r = c.frameRate { pref.minRate = r; pref.maxRate = r }
-        } else if let r = explicitRequest {
-            pref.width = r.width
-            pref.height = r.height
-            if let rate = r.frameRate { pref.minRate = rate; pref.maxRate = rate }
-        }
+        follower.use(device)
+        let pref = DeviceFollower.preference(preference, keeping: current, request: explicitRequest)
         var chosen: NegotiatedFormat
         do throws(CamError) {
             chosen = try manager.negotiate(deviceID: device.id, preference: pref)
         } catch {
-            state.cameraOn = false
+            cameraOn = false
             publish()
             return error
         }
@@ -624,8 +495,7 @@ public final class VideoSession: @unchecked Sendable {
                                              frameRate: chosen.rate, output: preference.output)
         }
         let error = applySwitch()
-        _ = wasOn
-        let fmt = state.format ?? CaptureFormat(
+        let fmt = format ?? CaptureFormat(
             fourcc: preference.output ?? chosen.fourcc, width: chosen.width, height: chosen.height, strides: [],
             frameBytes: 0, frameRate: chosen.rate, bufferCount: 0, sourceFourCC: chosen.fourcc,
             adjustments: chosen.adjustments)

@@ -1,0 +1,115 @@
+import Synchronization
+
+/// Who gets each frame (SPEC S14, S15, S20, S21): the capture hook, then
+/// the transmission sink and every preview for a camera frame; the
+/// transmission sink alone for a frame the app pushed.
+///
+/// The routes are read per frame on the capture thread (or the pushing
+/// thread) and changed on the camera queue. A frame is handed on from a
+/// snapshot of the routes taken under the routing lock, so app code never
+/// runs under it, and no allocation is made per frame. Frames are handed on
+/// one at a time (the delivery lock), marked as inside this router's
+/// callbacks (CallbackMark): the session queues calls made from there.
+/// After a route change returns, frames in flight have finished, so a
+/// removed receiver is not called again.
+final class FrameRouter: @unchecked Sendable {
+    private struct Routes {
+        var sink: FrameSink?
+        var transmitCamera = false
+        var transmitPushed = false
+        var previews: [(id: UInt32, sink: FrameSink)] = []
+        var hook: ((Frame) -> HookResult)?
+    }
+
+    // Touched only on the camera queue.
+    private var previewSinks: [UInt32: FrameSink] = [:]
+    // Read from other threads.
+    private let routes = Mutex(Routes())
+    /// Held while app code runs with frames (camera fan-out or a pushed
+    /// frame), never while the routing lock is held: after a routing change
+    /// the queue waits on it, so a replaced sink is not called afterwards.
+    private let delivery = Mutex(())
+    /// Preview ids, handed out on the caller's thread (also from callbacks).
+    private let previewIDs = Atomic<UInt32>(1)
+
+    /// Inside this router's frame delivery, on the calling thread.
+    var isDelivering: Bool { CallbackMark.isInside(self) }
+
+    // MARK: Changes (camera queue)
+
+    /// A new preview id (any thread; ids are never reused).
+    func nextPreviewID() -> UInt32 { previewIDs.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    /// Registers a preview; it gets frames from the next `update`.
+    func addPreview(_ id: UInt32, _ sink: @escaping FrameSink) { previewSinks[id] = sink }
+
+    /// Unregisters a preview (false: no such id); it gets no frame after the next `update`.
+    func removePreview(_ id: UInt32) -> Bool { previewSinks.removeValue(forKey: id) != nil }
+
+    /// The previews registered.
+    var previewCount: Int { previewSinks.count }
+
+    /// Publishes the previews and whether camera and pushed frames reach
+    /// the transmission sink (the policy's say, S11–S13, S15, S21).
+    func update(transmitCamera: Bool, transmitPushed: Bool) {
+        reroute { r in
+            r.transmitCamera = transmitCamera
+            r.transmitPushed = transmitPushed
+            r.previews = previewSinks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// S15: the transmission sink; nil drops transmitted frames.
+    func setSink(_ sink: FrameSink?) { reroute { $0.sink = sink } }
+
+    /// S20: the capture hook; nil hands camera frames on unchanged.
+    func setHook(_ hook: ((Frame) -> HookResult)?) { reroute { $0.hook = hook } }
+
+    /// Drops every receiver and the hook (the session closes).
+    func removeAll() {
+        reroute { $0 = Routes() }
+        previewSinks = [:]
+    }
+
+    /// Changes the routes, then waits for frames in flight to finish, so
+    /// that a removed receiver is not called after this returns.
+    private func reroute(_ change: (inout Routes) -> Void) {
+        routes.withLock { change(&$0) }
+        if !isDelivering { delivery.withLock { _ in } }
+    }
+
+    // MARK: Frames (capture thread, pushing thread)
+
+    /// A camera frame: hook, transmission, previews (S14, S20).
+    func deliver(_ frame: Frame) {
+        delivering {
+            let r = routes.withLock { $0 }
+            var f = frame
+            if let hook = r.hook {
+                switch hook(f) {
+                case .drop: return
+                case .pass: break
+                case .replace(let g): f = g
+                }
+            }
+            if r.transmitCamera, let sink = r.sink { sink(f) }
+            for p in r.previews { p.sink(f) }
+        }
+    }
+
+    /// A frame the app pushed (S21): to the transmission sink when
+    /// transmission takes pushed frames.
+    func push(_ frame: Frame) {
+        delivering {
+            let r = routes.withLock { $0 }
+            if r.transmitPushed, let sink = r.sink { sink(frame) }
+        }
+    }
+
+    /// Runs `body` marked as inside this router's frame delivery (calls
+    /// into the session from there are queued) with deliveries serialised.
+    private func delivering(_ body: () -> Void) {
+        if isDelivering { body(); return }
+        CallbackMark.inside(self) { delivery.withLock { _ in body() } }
+    }
+}
