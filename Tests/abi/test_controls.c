@@ -9,16 +9,14 @@
  *
  * Every check prints on failure; the last line is "N passed, M failed".
  *
- * Build:  cc -std=c99 test_controls.c $(pkg-config --cflags --libs camcore) -pthread
+ * Build:  cc -std=c99 test_controls.c testlib.c $(pkg-config --cflags --libs camcore) -pthread
  */
 #define _DEFAULT_SOURCE /* usleep */
 #define _POSIX_C_SOURCE 200809L
 
-#include <camcore.h>
+#include "testlib.h"
 
 #include <linux/videodev2.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,42 +66,6 @@ SAME(CAMCORE_CONTROL_CHANGED_RANGE, V4L2_EVENT_CTRL_CH_RANGE);
 #ifdef V4L2_CTRL_FLAG_DYNAMIC_ARRAY
 SAME(CAMCORE_CONTROL_FLAG_DYNAMIC_ARRAY, V4L2_CTRL_FLAG_DYNAMIC_ARRAY);
 #endif
-
-static int g_passed, g_failed;
-static const char *g_test = "(none)";
-
-static void check_at(int line, int ok, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    g_failed++;
-    printf("FAIL %s (line %d): ", g_test, line);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-}
-
-#define CHECK(cond, ...) check_at(__LINE__, (cond) ? 1 : 0, __VA_ARGS__)
-#define CHECK_STATUS(got, want, what)                                                        \
-    do {                                                                                     \
-        int got_ = (got);                                                                    \
-        CHECK(got_ == (want), "%s: expected %s, got %d (%s) [%s]", what, #want, got_,        \
-              camcore_strerror(got_), camcore_last_error_message());                         \
-    } while (0)
-
-static void on_watchdog(int sig)
-{
-    (void)sig;
-    printf("FAIL %s: watchdog: the test hung\n%d passed, %d failed\n", g_test, g_passed,
-           g_failed + 1);
-    _exit(1);
-}
 
 static camcore_manager *g_manager;
 static char g_synth_id[128];
@@ -249,46 +211,47 @@ static void test_S27_struct_layout(void)
           sizeof(camcore_menu_item));
 }
 
-static void run(const char *name, void (*fn)(void))
+static const char *setup(void)
 {
-    int before = g_failed;
-
-    g_test = name;
-    fn();
-    printf("%s %s\n", g_failed == before ? "ok  " : "FAIL", name);
-}
-
-int main(void)
-{
+    static char why[512];
     camcore_manager_config mcfg;
     camcore_device_list *list = NULL;
     size_t i;
 
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    signal(SIGALRM, on_watchdog);
-    alarm(60);
     camcore_manager_config_init(&mcfg);
     mcfg.include_synthetic = 1;
     if (camcore_manager_new(&mcfg, &g_manager) != CAMCORE_OK ||
         camcore_manager_list_devices(g_manager, &list) != CAMCORE_OK) {
-        printf("FAIL setup: %s\n0 passed, 1 failed\n", camcore_last_error_message());
-        return 1;
+        snprintf(why, sizeof why, "%s", camcore_last_error_message());
+        return why;
     }
     for (i = 0; i < list->count; i++)
         if (list->devices[i].flags & CAMCORE_DEVICE_SYNTHETIC)
             snprintf(g_synth_id, sizeof g_synth_id, "%s", list->devices[i].id);
     camcore_device_list_free(list);
-    if (!g_synth_id[0]) {
-        printf("FAIL setup: no synthetic camera listed\n0 passed, 1 failed\n");
-        return 1;
-    }
-    run("test_S27_struct_layout", test_S27_struct_layout);
-    run("test_S27_synthetic_lists_no_controls", test_S27_synthetic_lists_no_controls);
-    run("test_S27_synthetic_get_set_not_supported", test_S27_synthetic_get_set_not_supported);
-    run("test_S27_synthetic_accepts_callbacks_never_calls",
-        test_S27_synthetic_accepts_callbacks_never_calls);
-    run("test_S31_control_bad_input", test_S31_control_bad_input);
+    if (!g_synth_id[0])
+        return "no synthetic camera listed";
+    return NULL;
+}
+
+static void teardown(void)
+{
     camcore_manager_free(g_manager);
-    printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed == 0 ? 0 : 1;
+}
+
+static const struct testlib_test tests[] = {
+    TESTLIB_TEST(test_S27_struct_layout),
+    TESTLIB_TEST(test_S27_synthetic_lists_no_controls),
+    TESTLIB_TEST(test_S27_synthetic_get_set_not_supported),
+    TESTLIB_TEST(test_S27_synthetic_accepts_callbacks_never_calls),
+    TESTLIB_TEST(test_S31_control_bad_input),
+};
+
+static const struct testlib_suite suite = {
+    tests, TESTLIB_COUNT(tests), 60, setup, teardown, 0, 0,
+};
+
+int main(int argc, char **argv)
+{
+    return testlib_main(argc, argv, &suite);
 }

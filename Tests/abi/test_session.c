@@ -28,119 +28,25 @@
  * Every check prints on failure; the last line is "N passed, M failed".
  * Exit 0 only if M is 0.
  *
- * Build:  cc -std=c99 test_session.c $(pkg-config --cflags --libs camcore) -pthread
+ * Build:  cc -std=c99 test_session.c testlib.c $(pkg-config --cflags --libs camcore) -pthread
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <camcore.h>
+#include "testlib.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
-/* Harness                                                             */
+/* Shared state (the harness is testlib.h)                             */
 /* ------------------------------------------------------------------ */
 
-static int g_passed, g_failed;
-static const char *g_test = "(none)";
-static int g_test_failed;
 static camcore_manager *g_manager;
 static pthread_t g_main_thread;
-
-static void check_at(int line, int ok, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    g_failed++;
-    g_test_failed = 1;
-    printf("FAIL %s (line %d): ", g_test, line);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-}
-
-#define CHECK(cond, ...) check_at(__LINE__, (cond) ? 1 : 0, __VA_ARGS__)
-#define CHECK_STATUS(got, want, what)                                                        \
-    do {                                                                                     \
-        int got_ = (got);                                                                    \
-        CHECK(got_ == (want), "%s: expected %s, got %d (%s) [%s]", what, #want, got_,        \
-              camcore_strerror(got_), camcore_last_error_message());                         \
-    } while (0)
-
-static void summary(void)
-{
-    printf("%d passed, %d failed\n", g_passed, g_failed);
-    fflush(stdout);
-}
-
-static void on_watchdog(int sig)
-{
-    (void)sig;
-    printf("FAIL %s: watchdog: the test hung (deadlock?)\n", g_test);
-    g_failed++;
-    summary();
-    _exit(1);
-}
-
-/* In a child scenario: no summary line (the parent prints the only one). */
-static void on_child_watchdog(int sig)
-{
-    static const char msg[] = "     child: hung (deadlock), watchdog fired\n";
-
-    (void)sig;
-    if (write(1, msg, sizeof msg - 1) < 0) {
-    }
-    _exit(3);
-}
-
-typedef void (*test_fn)(void);
-
-static void run_test(const char *name, test_fn fn)
-{
-    int before = g_passed;
-
-    g_test = name;
-    g_test_failed = 0;
-    fn();
-    printf("%s %s (%d checks passed)\n", g_test_failed ? "not ok" : "ok  ", name,
-           g_passed - before);
-    fflush(stdout);
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts;
-
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
 
 /* ------------------------------------------------------------------ */
 /* Receivers: count frames and remember what they saw                  */
@@ -542,19 +448,6 @@ static camcore_device_callbacks device_callbacks(struct oplog *l)
     cb.on_selected = on_selected;
     cb.on_error = on_device_error;
     return cb;
-}
-
-static camcore_capture_config config_for(uint32_t fourcc, uint32_t w, uint32_t h, uint32_t fps)
-{
-    camcore_capture_config cfg;
-
-    camcore_capture_config_init(&cfg);
-    cfg.fourcc = fourcc;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.fps.numerator = fps;
-    cfg.fps.denominator = fps ? 1 : 0;
-    return cfg;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2495,66 +2388,6 @@ static int child_hook_removes_itself(void)
                : 1;
 }
 
-static const struct {
-    const char *name;
-    int (*fn)(void);
-    const char *what;
-} g_children[] = {
-    { "push_inside_frame_callback", child_push_inside_frame_callback,
-      "push_frame from inside a preview's on_frame (custom source) returns OK, reaches the sink" },
-    { "op_inside_pushed_sink", child_op_inside_pushed_sink,
-      "pause_video from inside the sink of a pushed frame is queued (OK), no deadlock" },
-    { "free_inside_pushed_sink", child_free_inside_pushed_sink,
-      "camcore_session_free from inside the sink of a pushed frame: WOULD_DEADLOCK, no hang" },
-    { "hook_removes_itself", child_hook_removes_itself,
-      "set_capture_hook(NULL) from inside the hook: queued, then never called again" },
-};
-
-static const char *g_self;
-
-/* Runs `name` in a child (this program with --child NAME), up to 20 s. */
-static void run_child(const char *name, const char *what)
-{
-    pid_t pid;
-    int status = 0, waited = 0;
-    uint64_t end;
-
-    g_test = name;
-    g_test_failed = 0;
-    fflush(stdout);
-    pid = fork();
-    if (pid == 0) {
-        execl(g_self, g_self, "--child", name, (char *)NULL);
-        _exit(127);
-    }
-    if (pid < 0) {
-        CHECK(0, "fork: %s", strerror(errno));
-        return;
-    }
-    end = now_ns() + 20000000000ull;
-    while (now_ns() < end) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) {
-            waited = 1;
-            break;
-        }
-        sleep_ms(10);
-    }
-    if (!waited) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        CHECK(0, "%s: hung for 20 s (deadlock), killed", what);
-    } else if (WIFSIGNALED(status)) {
-        CHECK(0, "%s: the child died of signal %d (%s)", what, WTERMSIG(status),
-              strsignal(WTERMSIG(status)));
-    } else if (WEXITSTATUS(status) == 3) {
-        CHECK(0, "%s: hung (deadlock); the child's watchdog fired after 8 s", what);
-    } else {
-        CHECK(WEXITSTATUS(status) == 0, "%s: the child exited %d", what, WEXITSTATUS(status));
-    }
-    printf("%s %s (child process)\n", g_test_failed ? "not ok" : "ok  ", name);
-}
-
 /* After all of the above, the library still works. */
 static void test_S31_library_still_usable(void)
 {
@@ -2574,12 +2407,15 @@ static void test_S31_library_still_usable(void)
     recv_destroy(&p);
 }
 
-static int setup_manager(void)
+static const char *setup(void)
 {
+    static char why[512];
     camcore_manager_config mcfg;
     camcore_device_list *list = NULL;
     int ok = 0;
 
+    unsetenv("CAMCORE_SYNTHETIC_CAMERA");
+    g_main_thread = pthread_self();
     camcore_manager_config_init(&mcfg);
     mcfg.include_synthetic = 2;
     if (camcore_manager_new(&mcfg, &g_manager) == CAMCORE_OK &&
@@ -2597,66 +2433,52 @@ static int setup_manager(void)
         ok = front && back;
     }
     camcore_device_list_free(list);
-    return ok;
+    if (ok)
+        return NULL;
+    snprintf(why, sizeof why, "no manager, or no front synthetic:0 and back synthetic:1: %s",
+             camcore_last_error_message());
+    return why;
 }
+
+static void teardown(void)
+{
+    camcore_manager_free(g_manager);
+}
+
+static const struct testlib_test tests[] = {
+    TESTLIB_TEST(test_S9_truth_table),
+    TESTLIB_TEST(test_S10_S11_S12_pause_preview_hold_remove_unhold_resume),
+    TESTLIB_TEST(test_S9_camera_error_keeps_state),
+    TESTLIB_TEST(test_S13_preparation),
+    TESTLIB_TEST(test_S15_null_sink_and_hard_mute),
+    TESTLIB_TEST(test_S14_two_previews_same_frames),
+    TESTLIB_TEST(test_S16_S17_completions_once_in_order),
+    TESTLIB_TEST(test_S18_S19_select_flip_custom_source),
+    TESTLIB_TEST(test_S21_custom_source_push_frame),
+    TESTLIB_TEST(test_S20_capture_hook),
+    TESTLIB_TEST(test_S16_eight_threads_consistent),
+    TESTLIB_TEST(test_S31_null_freed_and_bad_sizes),
+    TESTLIB_TEST(test_S31_free_inside_callbacks),
+    TESTLIB_TEST(test_S31_session_calls_inside_frame_callback),
+    TESTLIB_CHILD("push_inside_frame_callback", child_push_inside_frame_callback,
+                  "push_frame from inside a preview's on_frame (custom source) returns OK, "
+                  "reaches the sink"),
+    TESTLIB_CHILD("op_inside_pushed_sink", child_op_inside_pushed_sink,
+                  "pause_video from inside the sink of a pushed frame is queued (OK), no deadlock"),
+    TESTLIB_CHILD("free_inside_pushed_sink", child_free_inside_pushed_sink,
+                  "camcore_session_free from inside the sink of a pushed frame: WOULD_DEADLOCK, "
+                  "no hang"),
+    TESTLIB_CHILD("hook_removes_itself", child_hook_removes_itself,
+                  "set_capture_hook(NULL) from inside the hook: queued, then never called again"),
+    TESTLIB_TEST(test_S31_library_still_usable),
+};
+
+/* Child scenarios: their own watchdog after 8 s, killed by the parent after 20 s. */
+static const struct testlib_suite suite = {
+    tests, TESTLIB_COUNT(tests), 300, setup, teardown, 8, 20,
+};
 
 int main(int argc, char **argv)
 {
-    size_t i;
-
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    unsetenv("CAMCORE_SYNTHETIC_CAMERA");
-    g_main_thread = pthread_self();
-    g_self = argv[0];
-    signal(SIGALRM, on_watchdog);
-
-    if (argc == 3 && strcmp(argv[1], "--child") == 0) {
-        signal(SIGALRM, on_child_watchdog);
-        alarm(8);
-        if (!setup_manager())
-            return 2;
-        for (i = 0; i < sizeof g_children / sizeof g_children[0]; i++)
-            if (strcmp(argv[2], g_children[i].name) == 0) {
-                int rc;
-                g_test = g_children[i].name;
-                rc = g_children[i].fn();
-                _exit(rc != 0 || g_failed != 0); /* no teardown: a hung thread must not block exit */
-            }
-        return 2;
-    }
-
-    alarm(300);
-    printf("libcamcore %s, header %d.%d.%d\n", camcore_version_string(), CAMCORE_VERSION_MAJOR,
-           CAMCORE_VERSION_MINOR, CAMCORE_VERSION_PATCH);
-    if (!setup_manager()) {
-        printf("FAIL setup: no manager, or no front synthetic:0 and back synthetic:1: %s\n",
-               camcore_last_error_message());
-        g_failed++;
-        summary();
-        return 1;
-    }
-
-    run_test("test_S9_truth_table", test_S9_truth_table);
-    run_test("test_S10_S11_S12_pause_preview_hold_remove_unhold_resume",
-             test_S10_S11_S12_pause_preview_hold_remove_unhold_resume);
-    run_test("test_S9_camera_error_keeps_state", test_S9_camera_error_keeps_state);
-    run_test("test_S13_preparation", test_S13_preparation);
-    run_test("test_S15_null_sink_and_hard_mute", test_S15_null_sink_and_hard_mute);
-    run_test("test_S14_two_previews_same_frames", test_S14_two_previews_same_frames);
-    run_test("test_S16_S17_completions_once_in_order", test_S16_S17_completions_once_in_order);
-    run_test("test_S18_S19_select_flip_custom_source", test_S18_S19_select_flip_custom_source);
-    run_test("test_S21_custom_source_push_frame", test_S21_custom_source_push_frame);
-    run_test("test_S20_capture_hook", test_S20_capture_hook);
-    run_test("test_S16_eight_threads_consistent", test_S16_eight_threads_consistent);
-    run_test("test_S31_null_freed_and_bad_sizes", test_S31_null_freed_and_bad_sizes);
-    run_test("test_S31_free_inside_callbacks", test_S31_free_inside_callbacks);
-    run_test("test_S31_session_calls_inside_frame_callback",
-             test_S31_session_calls_inside_frame_callback);
-    for (i = 0; i < sizeof g_children / sizeof g_children[0]; i++)
-        run_child(g_children[i].name, g_children[i].what);
-    run_test("test_S31_library_still_usable", test_S31_library_still_usable);
-
-    camcore_manager_free(g_manager);
-    summary();
-    return g_failed == 0 ? 0 : 1;
+    return testlib_main(argc, argv, &suite);
 }

@@ -12,109 +12,19 @@
  * failure; the last line is "N passed, M failed". Exit 0 only if M is 0.
  * A watchdog ends the run (exit 1) if anything hangs.
  *
- * Build:  cc -std=c99 test_synthetic.c $(pkg-config --cflags --libs camcore) -pthread
+ * Build:  cc -std=c99 test_synthetic.c testlib.c $(pkg-config --cflags --libs camcore) -pthread
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <camcore.h>
+#include "testlib.h"
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-
-/* ------------------------------------------------------------------ */
-/* Harness                                                             */
-/* ------------------------------------------------------------------ */
-
-static int g_passed, g_failed;
-static const char *g_test = "(none)";
-static int g_test_failed;
-
-static void check_at(int line, int ok, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (ok) {
-        g_passed++;
-        return;
-    }
-    g_failed++;
-    g_test_failed = 1;
-    printf("FAIL %s (line %d): ", g_test, line);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-}
-
-/* CHECK(condition, "printf format", args...): the message says what was
- * expected and what happened. */
-#define CHECK(cond, ...) check_at(__LINE__, (cond) ? 1 : 0, __VA_ARGS__)
-#define CHECK_STATUS(got, want, what)                                                        \
-    do {                                                                                     \
-        int got_ = (got);                                                                    \
-        CHECK(got_ == (want), "%s: expected %s, got %d (%s) [%s]", what, #want, got_,        \
-              camcore_strerror(got_), camcore_last_error_message());                         \
-    } while (0)
-
-static void summary(void)
-{
-    printf("%d passed, %d failed\n", g_passed, g_failed);
-    fflush(stdout);
-}
-
-static void on_watchdog(int sig)
-{
-    (void)sig;
-    printf("FAIL %s: watchdog: the test hung (deadlock?)\n", g_test);
-    g_failed++;
-    summary();
-    _exit(1);
-}
-
-typedef void (*test_fn)(void);
-
-static void run_test(const char *name, test_fn fn)
-{
-    int before = g_passed;
-
-    g_test = name;
-    g_test_failed = 0;
-    fn();
-    printf("%s %s (%d checks passed)\n", g_test_failed ? "not ok" : "ok  ", name,
-           g_passed - before);
-    fflush(stdout);
-}
-
-/* ------------------------------------------------------------------ */
-/* Time                                                                */
-/* ------------------------------------------------------------------ */
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts;
-
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
 
 /* ------------------------------------------------------------------ */
 /* Frame recorder: the callbacks only record; checks run in main        */
@@ -325,19 +235,6 @@ static camcore_frame_callbacks callbacks_for(struct ctx *c)
     cb.on_frame = on_frame;
     cb.on_error = on_error;
     return cb;
-}
-
-static camcore_capture_config config_for(uint32_t fourcc, uint32_t w, uint32_t h, uint32_t fps)
-{
-    camcore_capture_config cfg;
-
-    camcore_capture_config_init(&cfg);
-    cfg.fourcc = fourcc;
-    cfg.width = w;
-    cfg.height = h;
-    cfg.fps.numerator = fps;
-    cfg.fps.denominator = fps ? 1 : 0;
-    return cfg;
 }
 
 static camcore_capture_format get_format(camcore_capturer *cap, int *status)
@@ -1702,7 +1599,7 @@ static void test_S31_stop_close_inside_callback(void)
     CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
     if (!wait_for(c, NULL, 0, 5000)) {
         CHECK(0, "stop/close from inside on_frame did not return within 5 s (deadlock)");
-        summary();
+        testlib_summary();
         exit(1); /* the capture thread is stuck; nothing after this is meaningful */
     }
     CHECK(c->inside_stop_rc == CAMCORE_E_WOULD_DEADLOCK,
@@ -2227,60 +2124,66 @@ static void test_S31_capturer_outlives_manager(void)
 
 /* ------------------------------------------------------------------ */
 
-int main(void)
+static const char *setup(void)
 {
+    static char why[512];
     camcore_manager_config mcfg;
     camcore_device_list *list = NULL;
     const camcore_device_info *synth;
 
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    signal(SIGALRM, on_watchdog);
-    alarm(240);
     unsetenv("CAMCORE_SYNTHETIC_CAMERA");
-
-    printf("libcamcore %s, header %d.%d.%d\n", camcore_version_string(), CAMCORE_VERSION_MAJOR,
-           CAMCORE_VERSION_MINOR, CAMCORE_VERSION_PATCH);
-
     camcore_manager_config_init(&mcfg);
     mcfg.include_synthetic = 1;
     if (camcore_manager_new(&mcfg, &g_manager) != CAMCORE_OK ||
         camcore_manager_list_devices(g_manager, &list) != CAMCORE_OK ||
         (synth = find_synthetic(list, NULL)) == NULL) {
-        printf("FAIL setup: no manager or no synthetic camera: %s\n", camcore_last_error_message());
-        g_failed++;
-        summary();
-        return 1;
+        snprintf(why, sizeof why, "no manager or no synthetic camera: %s",
+                 camcore_last_error_message());
+        return why;
     }
     snprintf(g_synth_id, sizeof g_synth_id, "%s", synth->id);
     camcore_device_list_free(list);
     printf("synthetic camera id: %s\n", g_synth_id);
+    return NULL;
+}
 
-    run_test("test_S29_version", test_S29_version);
-    run_test("test_S29_strerror_names", test_S29_strerror_names);
-    run_test("test_S29_last_error_per_thread", test_S29_last_error_per_thread);
-    run_test("test_S4_synthetic_listed_only_when_asked", test_S4_synthetic_listed_only_when_asked);
-    run_test("test_S5_synthetic_formats", test_S5_synthetic_formats);
-    run_test("test_S5_pixel_format_table", test_S5_pixel_format_table);
-    run_test("test_S22_capture_yuyv_640x480", test_S22_capture_yuyv_640x480);
-    run_test("test_S22_capture_yuyv_1280x720_at_15", test_S22_capture_yuyv_1280x720_at_15);
-    run_test("test_S22_capture_i420", test_S22_capture_i420);
-    run_test("test_S22_capture_nv12", test_S22_capture_nv12);
-    run_test("test_S6_reported_format_matches_frames", test_S6_reported_format_matches_frames);
-    run_test("test_S8_output_conversion", test_S8_output_conversion);
-    run_test("test_S8_unsupported_output", test_S8_unsupported_output);
-    run_test("test_S6_S7_negotiation", test_S6_S7_negotiation);
-    run_test("test_S29_versioned_structs", test_S29_versioned_structs);
-    run_test("test_S16_no_callback_after_stop_or_close", test_S16_no_callback_after_stop_or_close);
-    run_test("test_S16_concurrent_capturers", test_S16_concurrent_capturers);
-    run_test("test_S31_stop_close_inside_callback", test_S31_stop_close_inside_callback);
-    run_test("test_S23_retained_frame_unchanged", test_S23_retained_frame_unchanged);
-    run_test("test_S23_retained_frame_survives_close", test_S23_retained_frame_survives_close);
-    run_test("test_S23_all_buffers_retained", test_S23_all_buffers_retained);
-    run_test("test_S31_null_arguments", test_S31_null_arguments);
-    run_test("test_S31_bad_sizes_and_states", test_S31_bad_sizes_and_states);
-    run_test("test_S31_capturer_outlives_manager", test_S31_capturer_outlives_manager);
-
+static void teardown(void)
+{
     camcore_manager_free(g_manager);
-    summary();
-    return g_failed == 0 ? 0 : 1;
+}
+
+static const struct testlib_test tests[] = {
+    TESTLIB_TEST(test_S29_version),
+    TESTLIB_TEST(test_S29_strerror_names),
+    TESTLIB_TEST(test_S29_last_error_per_thread),
+    TESTLIB_TEST(test_S4_synthetic_listed_only_when_asked),
+    TESTLIB_TEST(test_S5_synthetic_formats),
+    TESTLIB_TEST(test_S5_pixel_format_table),
+    TESTLIB_TEST(test_S22_capture_yuyv_640x480),
+    TESTLIB_TEST(test_S22_capture_yuyv_1280x720_at_15),
+    TESTLIB_TEST(test_S22_capture_i420),
+    TESTLIB_TEST(test_S22_capture_nv12),
+    TESTLIB_TEST(test_S6_reported_format_matches_frames),
+    TESTLIB_TEST(test_S8_output_conversion),
+    TESTLIB_TEST(test_S8_unsupported_output),
+    TESTLIB_TEST(test_S6_S7_negotiation),
+    TESTLIB_TEST(test_S29_versioned_structs),
+    TESTLIB_TEST(test_S16_no_callback_after_stop_or_close),
+    TESTLIB_TEST(test_S16_concurrent_capturers),
+    TESTLIB_TEST(test_S31_stop_close_inside_callback),
+    TESTLIB_TEST(test_S23_retained_frame_unchanged),
+    TESTLIB_TEST(test_S23_retained_frame_survives_close),
+    TESTLIB_TEST(test_S23_all_buffers_retained),
+    TESTLIB_TEST(test_S31_null_arguments),
+    TESTLIB_TEST(test_S31_bad_sizes_and_states),
+    TESTLIB_TEST(test_S31_capturer_outlives_manager),
+};
+
+static const struct testlib_suite suite = {
+    tests, TESTLIB_COUNT(tests), 240, setup, teardown, 0, 0,
+};
+
+int main(int argc, char **argv)
+{
+    return testlib_main(argc, argv, &suite);
 }
