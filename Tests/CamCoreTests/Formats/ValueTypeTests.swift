@@ -43,8 +43,9 @@ struct ValueTypeTests {
 }
 
 /// S22: one-buffer formats are split into their planes.
-struct PlaneLayoutTests {
+final class PlaneLayoutTests {
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 64)
+    deinit { buffer.deallocate() }  // one per test: LeakSanitizer (Tests/sanitizers) counts it
 
     @Test func test_S22_i420_planes() {
         let s = PlaneLayout.split(.i420, base: buffer, used: 640 * 480 * 3 / 2, stride: 640, height: 480)
