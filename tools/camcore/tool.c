@@ -1,0 +1,269 @@
+/*
+ * What the commands share: messages and exit codes, signals, names,
+ * number parsing, and finding the camera a DEVICE argument names.
+ */
+#include "camcore_tool.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------------ */
+/* Messages, signals                                                  */
+/* ------------------------------------------------------------------ */
+
+volatile sig_atomic_t g_interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    g_interrupted = 1;
+}
+
+void catch_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+void errorf(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, PROGRAM ": ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+}
+
+int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, PROGRAM ": ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '" PROGRAM " --help'.\n");
+    return EXIT_USAGE;
+}
+
+int exit_code(int status)
+{
+    switch (status) {
+    case CAMCORE_OK: return EXIT_OK;
+    case CAMCORE_E_INVALID_ARG: return EXIT_USAGE;
+    case CAMCORE_E_NO_DEVICE: return EXIT_NO_DEVICE;
+    case CAMCORE_E_BUSY:
+    case CAMCORE_E_ACCESS: return EXIT_BUSY;
+    default: return EXIT_FAILED;
+    }
+}
+
+/* Reports a failed call in words a user can act on, then the library's
+ * detail on its own line; returns its exit code. */
+int fail(int status, const char *what, const camcore_device_info *dev)
+{
+    const char *detail = camcore_last_error_message();
+    const char *node = dev ? dev->node : "the camera";
+
+    switch (status) {
+    case CAMCORE_E_BUSY:
+        errorf("device busy: %s is used by another process. Close the other program, or pick "
+            "another camera (" PROGRAM " list).", node);
+        break;
+    case CAMCORE_E_ACCESS:
+        errorf("permission denied: cannot open %s. Add yourself to the 'video' group "
+            "(sudo usermod -aG video $USER, then log in again).", node);
+        break;
+    case CAMCORE_E_NO_DEVICE:
+        errorf("no device: %s is gone. Is the camera still plugged in? See " PROGRAM " list.",
+            dev ? dev->node : what);
+        break;
+    default:
+        errorf("%s failed: %s", what, camcore_strerror(status));
+        break;
+    }
+    if (*detail)
+        fprintf(stderr, "  (%s)\n", detail);
+    return exit_code(status);
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                              */
+/* ------------------------------------------------------------------ */
+
+const char *type_name(int32_t type)
+{
+    switch (type) {
+    case CAMCORE_DEVICE_TYPE_BUILTIN: return "builtin";
+    case CAMCORE_DEVICE_TYPE_EXTERNAL: return "external";
+    case CAMCORE_DEVICE_TYPE_VIRTUAL: return "virtual";
+    default: return "unknown";
+    }
+}
+
+const char *position_name(int32_t position)
+{
+    switch (position) {
+    case CAMCORE_POSITION_FRONT: return "front";
+    case CAMCORE_POSITION_BACK: return "back";
+    case CAMCORE_POSITION_EXTERNAL: return "external";
+    default: return "unknown";
+    }
+}
+
+/* A FourCC as v4l2-ctl writes it: "YUYV", "Y16 -BE" (bit 31: big-endian);
+ * the table's name, which it gives for unknown FourCCs too. */
+const char *fourcc_text(uint32_t fourcc, char out[8])
+{
+    camcore_pixel_format_info info;
+
+    info.struct_size = sizeof info;
+    info.name[0] = 0;
+    camcore_pixel_format_get_info(fourcc, &info);
+    snprintf(out, 8, "%s", info.name);
+    return out;
+}
+
+/* An fps fraction for humans: "30", "29.97", "12.5". */
+const char *fps_text(camcore_fraction f, char *buf, size_t size)
+{
+    if (f.denominator == 0 || f.numerator == 0)
+        snprintf(buf, size, "?");
+    else if (f.numerator % f.denominator == 0)
+        snprintf(buf, size, "%" PRIu32, f.numerator / f.denominator);
+    else
+        snprintf(buf, size, "%.3g", (double)f.numerator / f.denominator);
+    return buf;
+}
+
+int parse_u32(const char *text, uint32_t *out)
+{
+    char *end;
+    unsigned long v;
+
+    if (text == NULL || !isdigit((unsigned char)text[0]))
+        return -1;
+    errno = 0;
+    v = strtoul(text, &end, 10);
+    if (errno || *end || v > 0xffffffffUL)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                            */
+/* ------------------------------------------------------------------ */
+
+static int env_synthetic(void)
+{
+    const char *v = getenv("CAMCORE_SYNTHETIC_CAMERA");
+    return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0 && strcasecmp(v, "no") != 0;
+}
+
+/* Lists the cameras. include_fallback: list the synthetic camera when
+ * there is no real one. Returns an exit code. */
+int load_devices(struct devices *d, int include_fallback)
+{
+    camcore_manager_config cfg;
+    size_t i, real = 0;
+    int st;
+
+    memset(d, 0, sizeof *d);
+    camcore_manager_config_init(&cfg);
+    cfg.include_synthetic = 1;
+    st = camcore_manager_new(&cfg, &d->manager);
+    if (st == CAMCORE_OK)
+        st = camcore_manager_list_devices(d->manager, &d->all);
+    if (st != CAMCORE_OK)
+        return fail(st, "listing the cameras", NULL);
+    for (i = 0; i < d->all->count; i++)
+        if (!(d->all->devices[i].flags & CAMCORE_DEVICE_SYNTHETIC))
+            real++;
+    for (i = 0; i < d->all->count && d->count < 256; i++) {
+        const camcore_device_info *dev = &d->all->devices[i];
+        int synthetic = (dev->flags & CAMCORE_DEVICE_SYNTHETIC) != 0;
+        if (!synthetic || env_synthetic() || (real == 0 && include_fallback))
+            d->shown[d->count++] = dev;
+    }
+    d->synthetic_only = real == 0;
+    return EXIT_OK;
+}
+
+void free_devices(struct devices *d)
+{
+    camcore_device_list_free(d->all);
+    camcore_manager_free(d->manager);
+    memset(d, 0, sizeof *d);
+}
+
+/* DEVICE -> a camera: an index into what `list` shows, a node path (links
+ * followed), or an id. NULL: the first camera, else the synthetic one
+ * (with a note). Prints why on failure. */
+const camcore_device_info *resolve_device(struct devices *d, const char *spec)
+{
+    size_t i;
+    uint32_t index;
+
+    if (spec == NULL) {
+        if (d->count == 0) {
+            errorf("no camera found");
+            return NULL;
+        }
+        if (d->synthetic_only && !g_json)
+            fprintf(stderr, PROGRAM ": no camera found; using camcore's synthetic camera "
+                            "(a test pattern)\n");
+        return d->shown[0];
+    }
+    if (parse_u32(spec, &index) == 0) {
+        if (index < d->count)
+            return d->shown[index];
+        if (d->count == 0)
+            errorf("no camera with index %s: no camera found", spec);
+        else
+            errorf("no camera with index %s: there %s %zu (0..%zu); see " PROGRAM " list", spec,
+                d->count == 1 ? "is" : "are", d->count, d->count - 1);
+        return NULL;
+    }
+    for (i = 0; i < d->all->count; i++)
+        if (strcmp(d->all->devices[i].id, spec) == 0)
+            return &d->all->devices[i];
+    if (spec[0] == '/') {
+        char want[PATH_MAX], have[PATH_MAX];
+        struct stat sb;
+        if (realpath(spec, want) == NULL) {
+            errorf("no such device node: %s (%s); see " PROGRAM " list", spec, strerror(errno));
+            return NULL;
+        }
+        for (i = 0; i < d->all->count; i++) {
+            const char *node = d->all->devices[i].node;
+            if (strcmp(node, spec) == 0 ||
+                (realpath(node, have) != NULL && strcmp(have, want) == 0))
+                return &d->all->devices[i];
+        }
+        if (stat(want, &sb) == 0 && S_ISCHR(sb.st_mode))
+            errorf("%s is not a camera camcore can capture from (a metadata, output or other "
+                "non-capture node?); see " PROGRAM " list", spec);
+        else
+            errorf("%s is not a video device; see " PROGRAM " list", spec);
+        return NULL;
+    }
+    errorf("no camera with id '%s'; see " PROGRAM " list", spec);
+    return NULL;
+}
