@@ -1289,8 +1289,20 @@ typedef struct camcore_session_state {
     uint32_t preview_count;
     /** The selected device's id, "" when none; NUL-terminated. */
     char device_id[256];
-    /** While on: the format in use (as camcore_capturer_get_format()); else zeros. */
+    /**
+     * While on: the format in use (as camcore_capturer_get_format()); else
+     * zeros. Its `adjusted` bits compare it with what the session asked for:
+     * the preference (S6: the negotiation's adjustments and the driver's) or
+     * the setting of camcore_session_start() / _change().
+     */
     camcore_capture_format format;
+    /**
+     * CAMCORE_ADJUSTED_* bits (S6 "says that it adjusted"): how the setting
+     * in use differs from what the session asked for; format.adjusted.
+     * 0 while the camera is off. Added in 0.1: a struct_size that ends
+     * before it is not written.
+     */
+    uint32_t adjusted;
 } camcore_session_state;
 
 /**
@@ -1479,7 +1491,10 @@ typedef struct camcore_device_callbacks {
     void (*on_connected)(void *user_data, const camcore_device_info *device);
     /** A capture device went away. */
     void (*on_disconnected)(void *user_data, const camcore_device_info *device);
-    /** The device in use changed; format is the one it captures (or will). */
+    /**
+     * The device in use changed; format is the one it captures (or will).
+     * format->adjusted says how it differs from the preference (S6).
+     */
     void (*on_selected)(void *user_data, const camcore_device_info *device,
                         const camcore_capture_format *format);
     /** Capture stopped on its own (the device vanished, a driver error). */

@@ -2251,6 +2251,7 @@ class camcore_session_state(Structure):
         ("preview_count", c_uint32),
         ("device_id", c_char * 256),
         ("format", camcore_capture_format),
+        ("adjusted", c_uint32),
     ]
 
 
@@ -2336,7 +2337,9 @@ class SessionState:
     """A snapshot of a session (camcore_session_get_state).
 
     camera_on is S9's output: the device is open and streaming. format is
-    what the camera captures while on (None while off).
+    what the camera captures while on (None while off). adjusted: ADJUSTED_*
+    bits, how the setting in use differs from what the session asked for (the
+    preference, S6, or the start setting); 0 while off.
     """
     camera_on: bool
     transmitting: bool
@@ -2349,6 +2352,13 @@ class SessionState:
     preview_count: int
     device_id: str
     format: Optional[CaptureFormat]
+    adjusted: int = 0
+
+    @property
+    def adjustments(self) -> List[str]:
+        """Names of what was adjusted: 'size', 'rate', 'format'."""
+        return [name for bit, name in ((ADJUSTED_SIZE, "size"), (ADJUSTED_RATE, "rate"),
+                                       (ADJUSTED_FORMAT, "format")) if self.adjusted & bit]
 
 
 def _capture_format_from_c(out: camcore_capture_format) -> CaptureFormat:
@@ -2477,6 +2487,7 @@ def _device_event(kind):
             err = error_for_status(args[1], f"capture on {dev.id if dev else '?'!r} failed",
                                    _s(args[2]))
             _run_callback(entry.session, kind, fn, dev, err)
+
         else:
             _run_callback(entry.session, kind, fn, dev)
     return thunk
@@ -2621,7 +2632,8 @@ class Session:
             hard_muted=bool(out.hard_muted), custom_source=bool(out.custom_source),
             stopped_by_app=bool(out.stopped_by_app), preview_count=out.preview_count,
             device_id=out.device_id.decode("utf-8", errors="replace"),
-            format=_capture_format_from_c(out.format) if out.camera_on else None)
+            format=_capture_format_from_c(out.format) if out.camera_on else None,
+            adjusted=out.adjusted)
 
     @property
     def camera_on(self) -> bool:
@@ -2899,9 +2911,10 @@ class Session:
     def set_device_callbacks(self, on_selected=None, on_error=None, on_connected=None,
                              on_disconnected=None) -> None:
         """Device events, on the camera queue: on_selected(device, format) when the
-        device in use changed (format: the one it captures or will), on_error(device,
-        error) when capture stopped on its own, on_connected(device),
-        on_disconnected(device). All None removes them."""
+        device in use changed (format: the one it captures or will; format.adjusted
+        compares it with the preference, S6), on_error(device, error) when capture
+        stopped on its own, on_connected(device), on_disconnected(device). All None
+        removes them."""
         h = self._h()
         fns = {"on_selected": on_selected, "on_error": on_error, "on_connected": on_connected,
                "on_disconnected": on_disconnected}

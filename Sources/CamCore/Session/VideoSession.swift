@@ -208,21 +208,24 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// The request used when the camera turns on: the app's explicit
-    /// setting, else the preference negotiated on the device (S6).
-    private func request(for device: DeviceInfo) throws(CamError) -> CaptureRequest {
+    /// setting, else the preference negotiated on the device (S6), with
+    /// how that differs from the preference (the request itself is exact,
+    /// so the capturer alone would see no adjustment).
+    private func request(for device: DeviceInfo) throws(CamError)
+        -> (CaptureRequest, NegotiatedFormat.Adjustments) {
         if var r = explicitRequest {
             r.output = preference.output
-            return r
+            return (r, [])
         }
         let n = try manager.negotiate(deviceID: device.id, preference: preference)
-        return CaptureRequest(fourcc: n.fourcc, width: n.width, height: n.height, frameRate: n.rate,
-                              output: preference.output)
+        return (CaptureRequest(fourcc: n.fourcc, width: n.width, height: n.height, frameRate: n.rate,
+                               output: preference.output), n.adjustments)
     }
 
     private func turnOn() -> CamError? {
         guard let device = follower.device else { return .noDevice("no camera is selected") }
         do throws(CamError) {
-            let req = try request(for: device)
+            let (req, negotiated) = try request(for: device)
             let cap = try manager.open(deviceID: device.id)
             try cap.start(req, onFrame: { [router] f in router.deliver(f) }, onError: { [weak self] e in
                 guard let self else { return }
@@ -230,7 +233,13 @@ public final class VideoSession: @unchecked Sendable {
             })
             capturer = cap
             onSince = monotonicNs()
-            format = cap.format
+            // S6 for sessions: what the session asked for is the preference,
+            // so the negotiation's adjustments join the driver's.
+            format = cap.format.map { f in
+                var f = f
+                f.adjustments.formUnion(negotiated)
+                return f
+            }
             return nil
         } catch {
             return error

@@ -199,7 +199,8 @@ public func cabi_session_remove_preview(_ s: OpaquePointer?, _ id: UInt32) -> In
 public func cabi_session_get_state(_ s: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_session_state>?) -> Int32 {
     let fn = "camcore_session_get_state"
     guard let out else { return invalid("\(fn): out is NULL") }
-    do { _ = try Versioned.sessionState.outSize(out, fn) } catch { return fail(error) }
+    let size: UInt32
+    do { size = try Versioned.sessionState.outSize(out, fn) } catch { return fail(error) }
     return call(s, fn) { v throws(CamError) in
         let st = v.currentState
         var r = camcore_session_state()
@@ -219,7 +220,10 @@ public func cabi_session_get_state(_ s: OpaquePointer?, _ out: UnsafeMutablePoin
             raw[bytes.count] = 0
         }
         if let f = st.format { r.format = cCaptureFormat(f) }
-        out.pointee = r
+        r.adjusted = st.adjustments.rawValue
+        // An older caller's struct ends sooner: write only what it has.
+        r.struct_size = size
+        Versioned.sessionState.write(r, to: out, size: size)
     }
 }
 
