@@ -60,6 +60,8 @@ public struct CaptureStats: Sendable, Equatable {
     public var corrupted: UInt64 = 0
     /// Frame rate measured over the last (up to 32) frames' timestamps, fps.
     public var measuredFPS: Double = 0
+    /// Stalls: times frames stopped for longer than `Capturer.stallThresholdNs`.
+    public var stalls: UInt64 = 0
     public init() {}
 }
 

@@ -27,6 +27,11 @@ public enum SessionEvent {
     case selected(DeviceInfo, CaptureFormat)
     /// Capture stopped on its own (the device vanished, a driver error).
     case captureFailed(DeviceInfo, CamError)
+    /// Frames stopped coming (`stalled` true: none for longer than
+    /// `Capturer.stallThresholdNs`) or came back (false); `sinceNs` is the
+    /// CLOCK_MONOTONIC time of the last frame before the stall. The camera
+    /// stays on: no restart.
+    case stall(DeviceInfo, stalled: Bool, sinceNs: UInt64)
 }
 
 /// The camera switch of a video call (SPEC S9–S21): keeps the camera on
@@ -230,6 +235,9 @@ public final class VideoSession: @unchecked Sendable {
             try cap.start(req, onFrame: { [router] f in router.deliver(f) }, onError: { [weak self] e in
                 guard let self else { return }
                 queue.async { self.captureFailed(device, e) }
+            }, onStall: { [weak self, weak cap] stalled, since in
+                guard let self else { return }
+                queue.async { self.captureStalled(cap, device, stalled: stalled, sinceNs: since) }
             })
             capturer = cap
             onSince = monotonicNs()
@@ -275,6 +283,13 @@ public final class VideoSession: @unchecked Sendable {
         }
         cameraOn = false
         publish()
+    }
+
+    /// The capturer in use stopped getting frames, or got them again: told
+    /// as it is (no restart). A stale capturer's word is dropped.
+    private func captureStalled(_ cap: Capturer?, _ device: DeviceInfo, stalled: Bool, sinceNs: UInt64) {
+        guard !closed, let cap, capturer === cap else { return }
+        eventHandler?(.stall(device, stalled: stalled, sinceNs: sinceNs))
     }
 
     /// S24/S25: a device came or went.

@@ -339,6 +339,8 @@ public func cabi_session_set_device_callbacks(_ s: OpaquePointer?, _ cb: UnsafeP
                 }
             case .captureFailed(let d, let e):
                 if let f = c.on_error { withDevice(d) { dev in e.message.withCString { f(c.user_data, dev, e.status, $0) } } }
+            case .stall(let d, let stalled, let since):
+                if let f = c.on_stall { withDevice(d) { f(c.user_data, $0, stalled ? 1 : 0, since) } }
             }
         }
     }

@@ -6,7 +6,7 @@ import Glibc
 @testable import CamCore
 
 /// What a session tells the app about the camera it runs: S6's "says that
-/// it adjusted" (state and the selected event).
+/// it adjusted" (state and the selected event) and stalls (S22, S24).
 @Suite(.serialized) struct SessionReportsTests {
     let manager = Manager(config: ManagerConfig(syntheticCount: 2))
 
@@ -41,5 +41,35 @@ import Glibc
         // Off: nothing in use, nothing adjusted.
         try s.removePreview(p)
         #expect(!s.currentState.cameraOn && s.currentState.adjustments.isEmpty)
+    }
+
+    /// A preview that keeps every frame stalls the camera (no free buffer):
+    /// the session tells stalled, then resumed once the frames are released.
+    @Test func test_S22_session_reports_stall_and_resume() throws {
+        let s = try VideoSession(manager: manager, deviceID: "synthetic:0",
+                                 preference: CapturePreference(width: 64, height: 48, minRate: FrameRate(60),
+                                                               maxRate: FrameRate(60)))
+        defer { s.close() }
+        let events = Mutex<[(String, Bool, UInt64, UInt64)]>([])  // (device, stalled, since, arrival)
+        s.setEventHandler { e in
+            if case .stall(let d, let stalled, let since) = e {
+                let t = monotonicNs()
+                events.withLock { $0.append((d.id, stalled, since, t)) }
+            }
+        }
+        let kept = Mutex<[RetainedFrame]>([])
+        let hold = Atomic<Bool>(true)
+        try s.addPreview { f in if hold.load(ordering: .relaxed) { kept.withLock { $0.append(f.retain()) } } }
+        for _ in 0..<400 where events.withLock({ $0.isEmpty }) { usleep(10_000) }
+        let first = try #require(events.withLock { $0.first })
+        #expect(first.0 == "synthetic:0" && first.1)
+        #expect(first.3 - first.2 >= 1_000_000_000 && first.3 - first.2 < 1_600_000_000)
+        #expect(s.currentState.cameraOn)
+        hold.store(false, ordering: .relaxed)
+        kept.withLock { $0.removeAll() }
+        for _ in 0..<300 where events.withLock({ $0.count }) < 2 { usleep(10_000) }
+        let all = events.withLock { $0 }
+        #expect(all.count == 2)
+        #expect(all.count == 2 && !all[1].1 && all[1].2 == first.2)
     }
 }
