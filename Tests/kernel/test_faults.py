@@ -321,7 +321,7 @@ def _drop_all(node: str, percent: int) -> int:
 def test_S22_dropped_buffers_stall_is_told_once_and_resumes(webcams, camcore):
     """vivid drops 100% of its buffers for 3 s, then none: the capturer's
     on_stall says stalled once, max(1 s, 5 intervals) = 1 s after the last
-    frame (plus at most about a second of the capture thread's wait), then
+    frame's timestamp (the capture thread's wait ends when the stall is due), then
     resumed before the first frame back; the stall counter is 1; no error,
     no restart (the sequence goes on, with the dropped frames as a gap)."""
     fr = Frames()
@@ -347,7 +347,7 @@ def test_S22_dropped_buffers_stall_is_told_once_and_resumes(webcams, camcore):
     after = [f for f in fr.items if f[0] > t_stall]
     last = before[-1]
     assert since == since2 == last[3], (since, since2, last)
-    assert 1.0e9 <= t_stall - last[3] < 2.5e9, hp.ms(t_stall - last[3])
+    assert 1.0e9 <= t_stall - last[3] < 1.6e9, hp.ms(t_stall - last[3])
     assert t_stall < t_back and t_resume >= t_back
     assert after and t_resume <= after[0][0]
     assert stats.stalls == 1, stats

@@ -172,11 +172,13 @@ public final class Capturer: @unchecked Sendable {
         var stampCount = 0
         // Stall watch: the frame path only stores the last frame's stamp (no
         // clock read); the check runs when the wait ends without a frame
-        // (a timeout at least every second, or a wake-up).
+        // (a timeout at least every second, or a wake-up). When the stall
+        // falls due before the next timeout, the next wait ends then.
         var lastStamp: UInt64 = 0
         var checkedCount = 0
         var progressNs = monotonicNs()
         var stalled = false
+        var waitMs: Int32 = 1000
         func checkStall() {
             if stalled { return }
             let now = monotonicNs()
@@ -185,10 +187,17 @@ public final class Capturer: @unchecked Sendable {
                 // The last frame's own capture time when it reads as this
                 // clock; a driver stamp that does not (wrapped, another
                 // clock) counts as "just now": late, never a false stall.
+                // (An end-of-frame stamp may lie a frame period ahead of
+                // the dequeue: hence the shortened wait below.)
                 progressNs = lastStamp <= now && lastStamp >= progressNs ? lastStamp : now
             }
-            guard now &- progressNs >= stallAfterNs else { return }
+            let quiet = now &- progressNs
+            guard quiet >= stallAfterNs else {
+                waitMs = Int32(min((stallAfterNs - quiet) / 1_000_000 + 1, 1000))
+                return
+            }
             stalled = true
+            waitMs = 1000
             counters.withLock { $0.stats.stalls += 1 }
             onStall?(true, progressNs)
         }
@@ -196,7 +205,7 @@ public final class Capturer: @unchecked Sendable {
         var frame = Frame(fourcc: .yuyv, width: 0, height: 0, planeCount: 1, planes: (.empty, .empty, .empty),
                           timestampNs: 0, sequence: 0)
         while !stopRequested.load(ordering: .acquiring) {
-            switch backend.nextFrame(into: &frame) {
+            switch backend.nextFrame(into: &frame, timeoutMs: waitMs) {
             case .idle:
                 checkStall()
             case .woken:
@@ -238,6 +247,7 @@ public final class Capturer: @unchecked Sendable {
                 let corrupted = frame.flags.contains(.corrupted)
                 let newest = frame.timestampNs
                 lastStamp = newest
+                waitMs = 1000
                 if stalled {
                     stalled = false
                     onStall?(false, progressNs)
