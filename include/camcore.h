@@ -819,6 +819,19 @@ typedef struct camcore_frame_callbacks {
      * status and a message. No frame follows it.
      */
     void (*on_error)(void *user_data, int status, const char *message);
+    /**
+     * Called on the capture thread when frames stop and when they come
+     * back, without stopping the stream (no restart: a camera that recovers
+     * goes on). `stalled` is 1 when no frame came for longer than
+     * max(1 s, 5 frame intervals of the applied rate) — told within about
+     * a second after that, and counted in camcore_capture_stats.stalls —
+     * and 0 just before the next frame is delivered. `since_ns` is, in both calls, the
+     * CLOCK_MONOTONIC time (ns) of the last frame before the stall (of the
+     * start, if none came yet). The check costs nothing per frame: it runs
+     * when the capture thread's wait ends without a frame.
+     * Added in 0.1: a struct_size that ends before it means NULL.
+     */
+    void (*on_stall)(void *user_data, int stalled, uint64_t since_ns);
 } camcore_frame_callbacks;
 
 /**
@@ -903,6 +916,12 @@ typedef struct camcore_capture_stats {
     uint64_t frames_corrupted;
     /** Frame rate measured from the timestamps of the last (up to 32) frames, fps; 0 before two frames. */
     double measured_fps;
+    /**
+     * Stalls since the last start: times no frame came for longer than
+     * max(1 s, 5 frame intervals) (see camcore_frame_callbacks.on_stall).
+     * Added in 0.1: a struct_size that ends before it is not written.
+     */
+    uint64_t stalls;
 } camcore_capture_stats;
 
 /**
@@ -1233,7 +1252,8 @@ int camcore_session_end_transmission(camcore_session *session);
 /**
  * Sets where transmitted frames go (S15). NULL (or a NULL on_frame) keeps
  * the camera as S9 says and drops the frames. After it returns the old
- * sink is not called again. on_error is not used here.
+ * sink is not called again. on_error and on_stall are not used here
+ * (stalls come as camcore_device_callbacks.on_stall).
  *
  * \param callbacks copied; frames arrive on the capture thread.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size).
@@ -1250,7 +1270,8 @@ int camcore_session_set_transmission_sink(camcore_session *session,
  * Adds a preview receiver (S14): it gets every camera frame (after the
  * capture hook) on the capture thread; the camera turns on if it was off.
  *
- * \param callbacks copied; on_frame receives the frames.
+ * \param callbacks copied; on_frame receives the frames (on_error and on_stall
+ *                  are not used: see camcore_device_callbacks).
  * \param preview_id receives an id for camcore_session_remove_preview().
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, or the camera's error (the
  *          preview stays added and *preview_id is set).
@@ -1289,8 +1310,20 @@ typedef struct camcore_session_state {
     uint32_t preview_count;
     /** The selected device's id, "" when none; NUL-terminated. */
     char device_id[256];
-    /** While on: the format in use (as camcore_capturer_get_format()); else zeros. */
+    /**
+     * While on: the format in use (as camcore_capturer_get_format()); else
+     * zeros. Its `adjusted` bits compare it with what the session asked for:
+     * the preference (S6: the negotiation's adjustments and the driver's) or
+     * the setting of camcore_session_start() / _change().
+     */
     camcore_capture_format format;
+    /**
+     * CAMCORE_ADJUSTED_* bits (S6 "says that it adjusted"): how the setting
+     * in use differs from what the session asked for; format.adjusted.
+     * 0 while the camera is off. Added in 0.1: a struct_size that ends
+     * before it is not written.
+     */
+    uint32_t adjusted;
 } camcore_session_state;
 
 /**
@@ -1479,12 +1512,25 @@ typedef struct camcore_device_callbacks {
     void (*on_connected)(void *user_data, const camcore_device_info *device);
     /** A capture device went away. */
     void (*on_disconnected)(void *user_data, const camcore_device_info *device);
-    /** The device in use changed; format is the one it captures (or will). */
+    /**
+     * The device in use changed; format is the one it captures (or will).
+     * format->adjusted says how it differs from the preference (S6).
+     */
     void (*on_selected)(void *user_data, const camcore_device_info *device,
                         const camcore_capture_format *format);
     /** Capture stopped on its own (the device vanished, a driver error). */
     void (*on_error)(void *user_data, const camcore_device_info *device, int status,
                      const char *message);
+    /**
+     * The camera in use stopped delivering frames (`stalled` 1: none for
+     * longer than max(1 s, 5 frame intervals)) or delivers again (0), as
+     * camcore_frame_callbacks.on_stall tells it: `since_ns` is the
+     * CLOCK_MONOTONIC time (ns) of the last frame before the stall. The
+     * camera stays on; nothing is restarted.
+     * Added in 0.1: a struct_size that ends before it means NULL.
+     */
+    void (*on_stall)(void *user_data, const camcore_device_info *device, int stalled,
+                     uint64_t since_ns);
 } camcore_device_callbacks;
 
 /**

@@ -304,3 +304,81 @@ def test_S2_inaccessible_camera_keeps_its_id(webcams, camcore):
     finally:
         os.chmod(dev.node, 0o660)
     assert devs[dev.node][1] == dev.id, f"root sees {dev.id!r}, the user {devs[dev.node][1]!r}"
+
+
+# ---------------------------------------------------------------------------
+# S22 stalls: vivid drops every buffer for 3 s (no error, frames just stop)
+# ---------------------------------------------------------------------------
+
+
+def _drop_all(node: str, percent: int) -> int:
+    """Sets vivid's "Percentage of Dropped Buffers"; the monotonic time just before."""
+    t = hp.now()
+    conftest.sh("v4l2-ctl", "-d", node, "-c", f"percentage_of_dropped_buffers={percent}")
+    return t
+
+
+def test_S22_dropped_buffers_stall_is_told_once_and_resumes(webcams, camcore):
+    """vivid drops 100% of its buffers for 3 s, then none: the capturer's
+    on_stall says stalled once, max(1 s, 5 intervals) = 1 s after the last
+    frame's timestamp (the capture thread's wait ends when the stall is due), then
+    resumed before the first frame back; the stall counter is 1; no error,
+    no restart (the sequence goes on, with the dropped frames as a gap)."""
+    fr = Frames()
+    stalls = []
+    with camcore.Manager() as m:
+        dev = vivid0(m)
+        with m.open(dev.id) as cap:
+            cap.start(fourcc="YUYV", width=320, height=180, fps=30, on_frame=fr.on_frame,
+                      on_error=fr.on_error,
+                      on_stall=lambda stalled, since: stalls.append((hp.now(), stalled, since)))
+            assert fr.wait(lambda: len(fr.items) >= 10, 20)
+            t_drop = _drop_all(dev.node, 100)
+            time.sleep(3.0)
+            t_back = _drop_all(dev.node, 0)
+            n_back = len(fr.items)
+            assert fr.wait(lambda: len(fr.items) >= n_back + 10, 20), "frames did not come back"
+            stats = cap.stats
+            cap.stop()
+    assert fr.errors == []
+    assert [s[1] for s in stalls] == [True, False], stalls
+    (t_stall, _, since), (t_resume, _, since2) = stalls
+    before = [f for f in fr.items if f[0] < t_stall]
+    after = [f for f in fr.items if f[0] > t_stall]
+    last = before[-1]
+    assert since == since2 == last[3], (since, since2, last)
+    assert 1.0e9 <= t_stall - last[3] < 1.6e9, hp.ms(t_stall - last[3])
+    assert t_stall < t_back and t_resume >= t_back
+    assert after and t_resume <= after[0][0]
+    assert stats.stalls == 1, stats
+    assert after[0][1] > last[1] + 1, (last[1], after[0][1])      # the drops: a sequence gap
+    hp.record("S22 stall, vivid 100% dropped buffers for 3 s",
+              last_frame_to_stall=hp.ms(t_stall - last[3]), drop_to_stall=hp.ms(t_stall - t_drop),
+              undrop_to_resumed=hp.ms(t_resume - t_back), stalls=stats.stalls,
+              events=len(stalls), gap=after[0][1] - last[1] - 1)
+
+
+def test_S22_session_tells_the_stall_of_its_camera(webcams, camcore):
+    """The same stall under a session with a preview: on_stall(device, True,
+    since) once, then (device, False, since) when frames return; the camera
+    stays on and nothing is re-selected."""
+    events, frames = [], []
+    with camcore.Manager() as m:
+        dev = vivid0(m)
+        with m.session(dev.id) as s:
+            s.set_device_callbacks(
+                on_stall=lambda d, stalled, since: events.append((hp.now(), d.id, stalled, since)),
+                on_selected=lambda d, fmt: events.append((hp.now(), d.id, "selected", 0)))
+            s.add_preview(lambda f: frames.append(hp.now()))
+            assert hp.wait_until(lambda: len(frames) >= 10, 20)
+            t_drop = _drop_all(dev.node, 100)
+            time.sleep(3.0)
+            t_back = _drop_all(dev.node, 0)
+            n = len(frames)
+            assert hp.wait_until(lambda: len(frames) >= n + 10, 20)
+            on = s.state.camera_on
+    assert on
+    assert [(e[1], e[2]) for e in events] == [(dev.id, True), (dev.id, False)], events
+    assert events[0][3] == events[1][3] and events[0][0] < t_back <= events[1][0]
+    hp.record("S22 session stall, vivid 100% dropped buffers for 3 s",
+              drop_to_stall=hp.ms(events[0][0] - t_drop), undrop_to_resumed=hp.ms(events[1][0] - t_back))

@@ -442,6 +442,64 @@ def test_S25_endurance_unplug_replug_while_previewing(webcams, camcore):
     assert end[2] - base[2] < 4096, f"RSS grew by {end[2] - base[2]} KiB over {len(times)} cycles"
 
 
+def test_S24_udevadm_trigger_is_no_arrival(webcams, camcore):
+    """`udevadm trigger --action=change`, then `--action=add`, on video4linux
+    while a session streams vivid 0: udevd re-broadcasts change/add for every
+    node, but no camera arrived: 0 connected (and 0 disconnected) events from
+    the manager and from the session, frames keep coming. A real unplug/replug
+    (unbind/bind) afterwards still gives one disconnected and one connected
+    per camera."""
+    rec = Recorder()
+    sess = []
+    frames = []
+    with camcore.Manager() as m, hp.UeventListener() as ue:
+        devs = vivid_devices(m)
+        ids = {d.id for d in devs}
+        dev = by_bus(devs)["platform:vivid-000"]
+        m.set_hotplug_callbacks(rec.connected, rec.disconnected)
+        try:
+            with m.session(dev.id) as s:
+                s.set_device_callbacks(on_connected=lambda d: sess.append(("+", d.id)),
+                                       on_disconnected=lambda d: sess.append(("-", d.id)))
+                s.add_preview(lambda f: frames.append(hp.now()))
+                assert hp.wait_until(lambda: len(frames) >= 5, 20), "no frames"
+                t0 = hp.now()
+                for action in ("change", "add"):
+                    conftest.sh("udevadm", "trigger", f"--action={action}", "--subsystem-match=video4linux")
+                    hp.settle()
+                time.sleep(1.5)     # the monitor thread has heard everything by now
+                replayed = [(a, d) for t, src, a, d in ue.events if src == "udev" and t >= t0]
+                n_frames = len(frames)
+                assert hp.wait_until(lambda: len(frames) > n_frames + 5, 10), "frames stopped"
+                on = s.state.camera_on
+                plugged_by_trigger = list(rec.plug)
+                session_by_trigger = list(sess)
+                # A real unplug and replug.
+                t_unbind = hp.unbind()
+                assert rec.wait(lambda: len(rec.plug_events("-", t_unbind)) >= len(ids), 10), rec.plug
+                hp.settle()
+                hp.bind()
+                assert rec.wait(lambda: len(rec.plug_events("+", t_unbind)) >= len(ids), 15), rec.plug
+                hp.settle()
+                time.sleep(1.0)
+        finally:
+            m.set_hotplug_callbacks(None, None)
+    changes = sum(1 for a, _ in replayed if a == "change")
+    adds = sum(1 for a, _ in replayed if a == "add")
+    capture_adds = sum(1 for a, d in replayed if a == "add" and d in {x.node for x in devs})
+    hp.record("S24 udevadm trigger change+add while streaming", udev_change_events=changes,
+              udev_add_events=adds, capture_node_adds=capture_adds,
+              connected_events=len([p for p in plugged_by_trigger if p[1] == "+"]),
+              session_connected_events=len([e for e in session_by_trigger if e[0] == "+"]))
+    assert changes >= len(ids) and capture_adds >= len(ids), replayed   # the trigger did replay
+    assert plugged_by_trigger == [], [(sg, d.id) for _, sg, d in plugged_by_trigger]
+    assert session_by_trigger == []
+    assert on
+    minus = [d.id for _, sg, d in rec.plug if sg == "-"]
+    plus = [d.id for _, sg, d in rec.plug if sg == "+"]
+    assert sorted(minus) == sorted(ids) and sorted(plus) == sorted(ids), rec.plug
+
+
 # Last in this file: it needs vivid with every node type (a module reload).
 def test_S24_udev_events_for_capture_devices_only(camcore):
     """Unbind/bind of vivid with every node type: connected/disconnected come

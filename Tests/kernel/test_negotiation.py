@@ -318,6 +318,30 @@ def test_S6_negotiated_default_starts_as_negotiated(vivid_webcam, camcore):
     check_measured_fps(g, Fraction(30))
 
 
+def test_S6_session_says_it_adjusted_the_default_preference(vivid_webcam, camcore):
+    """A session with the default preference (1280x720, 15-30 fps) on vivid
+    runs 640x360 (test_S6_default_preference_on_vivid): its state and the
+    selected event say the size was adjusted, as negotiation does; the
+    driver applied exactly what was negotiated."""
+    selected = []
+    with camcore.Manager() as m:
+        dev = vivid0(m)
+        other = next(d for d in m.devices() if d.driver == "vivid" and d.id != dev.id)
+        with m.session(dev.id) as s:
+            s.on_selected = lambda d, fmt: selected.append((d.id, fmt.width, fmt.height, fmt.adjusted))
+            s.add_preview(lambda f: None)
+            st = s.state
+            s.select(other.id)
+            s.select(dev.id)
+            st2 = s.state
+    assert st.camera_on and (st.format.fourcc, st.format.width, st.format.height) == ("YUYV", 640, 360)
+    assert st.format.fps == Fraction(30)
+    assert st.adjusted == camcore.ADJUSTED_SIZE and st.adjustments == ["size"]
+    assert st.format.adjusted == camcore.ADJUSTED_SIZE
+    assert selected == [(other.id, 640, 360, camcore.ADJUSTED_SIZE), (dev.id, 640, 360, camcore.ADJUSTED_SIZE)]
+    assert st2.adjusted == camcore.ADJUSTED_SIZE
+
+
 def check_measured_fps(g: Grab, nominal: Fraction) -> None:
     """measured_fps is the rate of the last (up to 32) delivered frames'
     timestamps: recompute it from the stamps seen in on_frame. It cannot

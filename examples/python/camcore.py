@@ -240,6 +240,7 @@ class camcore_frame(Structure):
 
 ON_FRAME = CFUNCTYPE(None, c_void_p, POINTER(camcore_frame))
 ON_ERROR = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
+ON_STALL = CFUNCTYPE(None, c_void_p, c_int, c_uint64)
 
 
 class camcore_frame_callbacks(Structure):
@@ -250,6 +251,7 @@ class camcore_frame_callbacks(Structure):
         ("user_data", c_void_p),
         ("on_frame", ON_FRAME),
         ("on_error", ON_ERROR),
+        ("on_stall", ON_STALL),
     ]
 
 
@@ -294,6 +296,7 @@ class camcore_capture_stats(Structure):
         ("frames_dropped", c_uint64),
         ("frames_corrupted", c_uint64),
         ("measured_fps", ctypes.c_double),
+        ("stalls", c_uint64),
     ]
 
 
@@ -838,6 +841,8 @@ class CaptureStats:
     frames_dropped: int
     frames_corrupted: int
     measured_fps: float = 0.0
+    #: Times no frame came for longer than max(1 s, 5 frame intervals) (on_stall).
+    stalls: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1148,6 +1153,9 @@ atexit.register(_close_all_at_exit)
 
 OnFrame = Callable[[Frame], None]
 OnError = Callable[[CamcoreError], None]
+#: on_stall(stalled, since_ns): frames stopped (True) or came back (False);
+#: since_ns is the CLOCK_MONOTONIC time of the last frame before the stall.
+OnStall = Callable[[bool, int], None]
 
 
 class Capturer:
@@ -1180,7 +1188,8 @@ class Capturer:
     def _in_own_callback(self) -> bool:
         return getattr(_tls, "capturer", None) is self
 
-    def _make_thunks(self, on_frame: Optional[OnFrame], on_error: Optional[OnError]):
+    def _make_thunks(self, on_frame: Optional[OnFrame], on_error: Optional[OnError],
+                     on_stall: Optional[OnStall] = None):
         def frame_thunk(_user_data, frame_ptr):
             prev = getattr(_tls, "capturer", None)
             _tls.capturer = self
@@ -1209,13 +1218,25 @@ class Capturer:
             finally:
                 _tls.capturer = prev
 
+        def stall_thunk(_user_data, stalled, since_ns):
+            prev = getattr(_tls, "capturer", None)
+            _tls.capturer = self
+            try:
+                on_stall(bool(stalled), since_ns)
+            except BaseException as e:
+                self._store_callback_exception(e)
+            finally:
+                _tls.capturer = prev
+
         cbs = camcore_frame_callbacks()
         _lib.camcore_frame_callbacks_init(byref(cbs))
         f = ON_FRAME(frame_thunk) if on_frame is not None else ON_FRAME()
         e = ON_ERROR(error_thunk)
+        st = ON_STALL(stall_thunk) if on_stall is not None else ON_STALL()
         cbs.on_frame = f
         cbs.on_error = e
-        return cbs, f, e
+        cbs.on_stall = st
+        return cbs, f, e, st
 
     def _store_callback_exception(self, exc: BaseException) -> None:
         with self._lock:
@@ -1294,12 +1315,13 @@ class Capturer:
         _check(_lib.camcore_capturer_get_stats(self._h(), byref(out)),
                "camcore_capturer_get_stats")
         return CaptureStats(out.frames_delivered, out.frames_dropped, out.frames_corrupted,
-                            out.measured_fps)
+                            out.measured_fps, out.stalls)
 
     def start(self, fourcc: Union[str, int] = "YUYV", width: int = 640, height: int = 480,
               fps: Union[int, Fraction, float, Tuple[int, int], None] = 30,
               on_frame: Optional[OnFrame] = None, on_error: Optional[OnError] = None,
-              buffer_count: int = 4, output: Union[str, int, None] = None) -> None:
+              buffer_count: int = 4, output: Union[str, int, None] = None,
+              on_stall: Optional[OnStall] = None) -> None:
         """Sets the format and rate and starts streaming (camcore_capturer_start).
 
         Args:
@@ -1321,6 +1343,11 @@ class Capturer:
                 'YUYV', 'RGB24', 'BGR24', 'RGBA', or None / 'native' (default) for
                 the driver's buffers as they are, zero-copy. Converting happens on
                 the capture thread; .format.source_fourcc tells the driver's format.
+            on_stall: called as on_stall(stalled: bool, since_ns: int) on the capture
+                thread when no frame came for longer than max(1 s, 5 frame
+                intervals) (True; counted in .stats.stalls) and just before the
+                next frame (False); since_ns is the CLOCK_MONOTONIC time of the
+                last frame before the stall. The stream is not restarted.
 
         Raises InvalidArgError, StateError (already streaming), NotSupportedError
         (no such pixel format), BusyError, NoDeviceError, IOError_, NoMemoryError,
@@ -1336,7 +1363,7 @@ class Capturer:
         cfg.fps = _to_c_fraction(fps)
         cfg.buffer_count = _u32("buffer_count", buffer_count)
         cfg.output_fourcc = _output_fourcc(output)
-        thunks = self._make_thunks(on_frame, on_error)
+        thunks = self._make_thunks(on_frame, on_error, on_stall)
         with self._lock:
             self._generation += 1
             generation = self._generation
@@ -2251,6 +2278,7 @@ class camcore_session_state(Structure):
         ("preview_count", c_uint32),
         ("device_id", c_char * 256),
         ("format", camcore_capture_format),
+        ("adjusted", c_uint32),
     ]
 
 
@@ -2260,6 +2288,7 @@ _ON_SESSION_DEVICE = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info))
 _ON_SELECTED = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info),
                          POINTER(camcore_capture_format))
 _ON_DEVICE_ERROR = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info), c_int, c_char_p)
+_ON_DEVICE_STALL = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info), c_int, c_uint64)
 
 
 class camcore_capture_hook(Structure):
@@ -2282,6 +2311,7 @@ class camcore_device_callbacks(Structure):
         ("on_disconnected", _ON_SESSION_DEVICE),
         ("on_selected", _ON_SELECTED),
         ("on_error", _ON_DEVICE_ERROR),
+        ("on_stall", _ON_DEVICE_STALL),
     ]
 
 
@@ -2336,7 +2366,9 @@ class SessionState:
     """A snapshot of a session (camcore_session_get_state).
 
     camera_on is S9's output: the device is open and streaming. format is
-    what the camera captures while on (None while off).
+    what the camera captures while on (None while off). adjusted: ADJUSTED_*
+    bits, how the setting in use differs from what the session asked for (the
+    preference, S6, or the start setting); 0 while off.
     """
     camera_on: bool
     transmitting: bool
@@ -2349,6 +2381,13 @@ class SessionState:
     preview_count: int
     device_id: str
     format: Optional[CaptureFormat]
+    adjusted: int = 0
+
+    @property
+    def adjustments(self) -> List[str]:
+        """Names of what was adjusted: 'size', 'rate', 'format'."""
+        return [name for bit, name in ((ADJUSTED_SIZE, "size"), (ADJUSTED_RATE, "rate"),
+                                       (ADJUSTED_FORMAT, "format")) if self.adjusted & bit]
 
 
 def _capture_format_from_c(out: camcore_capture_format) -> CaptureFormat:
@@ -2477,6 +2516,8 @@ def _device_event(kind):
             err = error_for_status(args[1], f"capture on {dev.id if dev else '?'!r} failed",
                                    _s(args[2]))
             _run_callback(entry.session, kind, fn, dev, err)
+        elif kind == "on_stall":
+            _run_callback(entry.session, kind, fn, dev, bool(args[1]), int(args[2]))
         else:
             _run_callback(entry.session, kind, fn, dev)
     return thunk
@@ -2491,6 +2532,7 @@ _SESSION_DEVICE_THUNKS = {
     "on_disconnected": _ON_SESSION_DEVICE(_device_event("on_disconnected")),
     "on_selected": _ON_SELECTED(_device_event("on_selected")),
     "on_error": _ON_DEVICE_ERROR(_device_event("on_error")),
+    "on_stall": _ON_DEVICE_STALL(_device_event("on_stall")),
 }
 
 # Sessions not yet closed (closed at interpreter exit).
@@ -2621,7 +2663,8 @@ class Session:
             hard_muted=bool(out.hard_muted), custom_source=bool(out.custom_source),
             stopped_by_app=bool(out.stopped_by_app), preview_count=out.preview_count,
             device_id=out.device_id.decode("utf-8", errors="replace"),
-            format=_capture_format_from_c(out.format) if out.camera_on else None)
+            format=_capture_format_from_c(out.format) if out.camera_on else None,
+            adjusted=out.adjusted)
 
     @property
     def camera_on(self) -> bool:
@@ -2897,14 +2940,18 @@ class Session:
 
     # -- device events (S24) --
     def set_device_callbacks(self, on_selected=None, on_error=None, on_connected=None,
-                             on_disconnected=None) -> None:
+                             on_disconnected=None, on_stall=None) -> None:
         """Device events, on the camera queue: on_selected(device, format) when the
-        device in use changed (format: the one it captures or will), on_error(device,
-        error) when capture stopped on its own, on_connected(device),
-        on_disconnected(device). All None removes them."""
+        device in use changed (format: the one it captures or will; format.adjusted
+        compares it with the preference, S6), on_error(device, error) when capture
+        stopped on its own, on_connected(device), on_disconnected(device),
+        on_stall(device, stalled, since_ns) when the camera in use stops delivering
+        frames for longer than max(1 s, 5 frame intervals) (stalled True) and when
+        frames come back (False); since_ns: CLOCK_MONOTONIC time of the last frame
+        before the stall. All None removes them."""
         h = self._h()
         fns = {"on_selected": on_selected, "on_error": on_error, "on_connected": on_connected,
-               "on_disconnected": on_disconnected}
+               "on_disconnected": on_disconnected, "on_stall": on_stall}
         old = self._device_token
         if all(v is None for v in fns.values()):
             status = _lib.camcore_session_set_device_callbacks(h, None)
@@ -2942,6 +2989,15 @@ class Session:
     @on_error.setter
     def on_error(self, fn) -> None:
         self.set_device_callbacks(**{**self._device_fns, "on_error": fn})
+
+    @property
+    def on_stall(self):
+        """The on_stall(device, stalled, since_ns) callback (frames stopped / resumed), or None."""
+        return self._device_fns.get("on_stall")
+
+    @on_stall.setter
+    def on_stall(self, fn) -> None:
+        self.set_device_callbacks(**{**self._device_fns, "on_stall": fn})
 
     # -- lifetime --
     def close(self) -> None:

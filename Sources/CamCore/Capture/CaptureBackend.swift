@@ -60,6 +60,8 @@ public struct CaptureStats: Sendable, Equatable {
     public var corrupted: UInt64 = 0
     /// Frame rate measured over the last (up to 32) frames' timestamps, fps.
     public var measuredFPS: Double = 0
+    /// Stalls: times frames stopped for longer than `Capturer.stallThresholdNs`.
+    public var stalls: UInt64 = 0
     public init() {}
 }
 
@@ -86,10 +88,11 @@ protocol CaptureBackend: AnyObject {
     var buffers: BufferPool? { get }
     /// Sets format and rate, allocates buffers and starts streaming.
     func start(_ request: CaptureRequest, waker: Waker) throws(CamError) -> CaptureFormat
-    /// Waits for the next frame or a wake-up; on `.frame` the frame was
-    /// written into `frame` (in place: a frame is too big to pass around
-    /// by value on every hand-over of the frame path).
-    func nextFrame(into frame: inout Frame) -> BackendEvent
+    /// Waits for the next frame or a wake-up, at most `timeoutMs` (then
+    /// `.idle`); on `.frame` the frame was written into `frame` (in place:
+    /// a frame is too big to pass around by value on every hand-over of
+    /// the frame path).
+    func nextFrame(into frame: inout Frame, timeoutMs: Int32) -> BackendEvent
     /// Gives a buffer back to the driver.
     func requeue(_ slot: Int) throws(CamError)
     /// Stops streaming and frees the driver's queue. Idempotent.

@@ -12,6 +12,16 @@ import Glibc
 public final class Capturer: @unchecked Sendable {
     public typealias FrameHandler = (Frame) -> Void
     public typealias ErrorHandler = (CamError) -> Void
+    /// Told when frames stop (`stalled` true) and when they come back
+    /// (false); `sinceNs` is the CLOCK_MONOTONIC time of the last frame
+    /// before the stall (or of the start, when no frame came yet), in both.
+    public typealias StallHandler = (_ stalled: Bool, _ sinceNs: UInt64) -> Void
+
+    /// No frame for this long is a stall: max(1 s, 5 frame intervals) of
+    /// the applied rate (1 s when the driver has none).
+    public static func stallThresholdNs(_ rate: FrameRate?) -> UInt64 {
+        max(1_000_000_000, 5 * (rate?.frameDurationNs ?? 0))
+    }
 
     public let device: DeviceInfo
     private let backend: CaptureBackend
@@ -74,11 +84,15 @@ public final class Capturer: @unchecked Sendable {
 
     /// Negotiates `request`, starts streaming and delivers each frame to
     /// `onFrame` on the capture thread. `onError` is called at most once,
-    /// when streaming ends on its own; no frame follows it.
+    /// when streaming ends on its own; no frame follows it. `onStall` is
+    /// called on the capture thread when no frame came for longer than
+    /// `stallThresholdNs` (checked when the capture thread's wait times
+    /// out or is woken, never per frame), and again before the next frame.
     /// Errors: invalidArgument, state (already started or closed),
     /// notSupported, busy, noDevice, io, noMemory, wouldDeadlock.
     public func start(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
-                      onError: @escaping ErrorHandler = { _ in }) throws(CamError) {
+                      onError: @escaping ErrorHandler = { _ in },
+                      onStall: StallHandler? = nil) throws(CamError) {
         if onCaptureThread() { throw .wouldDeadlock("start() called from this capturer's own callback") }
         try request.validate()
         try operations.withLock { _ throws(CamError) in
@@ -115,7 +129,10 @@ public final class Capturer: @unchecked Sendable {
             running.store(true, ordering: .releasing)
             do throws(CamError) {
                 let thread = try CaptureThread { [self] in
-                    CallbackMark.inside(self) { captureLoop(conversion, onFrame: onFrame, onError: onError) }
+                    CallbackMark.inside(self) {
+                        captureLoop(conversion, stallAfterNs: Capturer.stallThresholdNs(fmt.frameRate),
+                                    onFrame: onFrame, onError: onError, onStall: onStall)
+                    }
                     conversion?.pool.finishStreaming()
                 }
                 session.withLock { $0.thread = thread; $0.waker = waker; $0.format = fmt }
@@ -143,7 +160,8 @@ public final class Capturer: @unchecked Sendable {
     }
 
     /// The capture thread: wait, deliver, requeue, until stopped or failed.
-    private func captureLoop(_ conversion: Conversion?, onFrame: FrameHandler, onError: ErrorHandler) {
+    private func captureLoop(_ conversion: Conversion?, stallAfterNs: UInt64, onFrame: FrameHandler,
+                             onError: ErrorHandler, onStall: StallHandler?) {
         var lastOut = -1
         /// Streaming ends on its own: report once, unless the app stopped it.
         func end(_ error: CamError) {
@@ -152,15 +170,47 @@ public final class Capturer: @unchecked Sendable {
         }
         var lastSequence: UInt32? = nil
         var stampCount = 0
+        // Stall watch: the frame path only stores the last frame's stamp (no
+        // clock read); the check runs when the wait ends without a frame
+        // (a timeout at least every second, or a wake-up). When the stall
+        // falls due before the next timeout, the next wait ends then.
+        var lastStamp: UInt64 = 0
+        var checkedCount = 0
+        var progressNs = monotonicNs()
+        var stalled = false
+        var waitMs: Int32 = 1000
+        func checkStall() {
+            if stalled { return }
+            let now = monotonicNs()
+            if stampCount != checkedCount {
+                checkedCount = stampCount
+                // The last frame's own capture time when it reads as this
+                // clock; a driver stamp that does not (wrapped, another
+                // clock) counts as "just now": late, never a false stall.
+                // (An end-of-frame stamp may lie a frame period ahead of
+                // the dequeue: hence the shortened wait below.)
+                progressNs = lastStamp <= now && lastStamp >= progressNs ? lastStamp : now
+            }
+            let quiet = now &- progressNs
+            guard quiet >= stallAfterNs else {
+                waitMs = Int32(min((stallAfterNs - quiet) / 1_000_000 + 1, 1000))
+                return
+            }
+            stalled = true
+            waitMs = 1000
+            counters.withLock { $0.stats.stalls += 1 }
+            onStall?(true, progressNs)
+        }
         // The one frame of this loop, filled in place by the backend.
         var frame = Frame(fourcc: .yuyv, width: 0, height: 0, planeCount: 1, planes: (.empty, .empty, .empty),
                           timestampNs: 0, sequence: 0)
         while !stopRequested.load(ordering: .acquiring) {
-            switch backend.nextFrame(into: &frame) {
+            switch backend.nextFrame(into: &frame, timeoutMs: waitMs) {
             case .idle:
-                continue
+                checkStall()
             case .woken:
                 requeueReleased()
+                checkStall()
             case .failed(let error):
                 return end(error)
             case .frame:
@@ -184,6 +234,7 @@ public final class Capturer: @unchecked Sendable {
                             $0.stats.dropped += UInt64(source.droppedBefore)
                             if slot == nil { $0.stats.dropped += 1 } else { $0.stats.corrupted += 1 }
                         }
+                        checkStall()  // no frame delivered: as good as none arriving
                         continue
                     }
                     let out = c.converter.outputPlanes(c.pool.memory[slot])
@@ -195,6 +246,12 @@ public final class Capturer: @unchecked Sendable {
                 }
                 let corrupted = frame.flags.contains(.corrupted)
                 let newest = frame.timestampNs
+                lastStamp = newest
+                waitMs = 1000
+                if stalled {
+                    stalled = false
+                    onStall?(false, progressNs)
+                }
                 stamps[stampCount & 31] = newest
                 stampCount += 1
                 let window = min(stampCount, 32)

@@ -77,10 +77,43 @@ final class DeviceMonitor: SourceWatch, @unchecked Sendable {
         }
     }
 
+    /// What one udev event of a capture node means to the app (S24): a
+    /// camera's arrival is reported once. `known`: what was known of the
+    /// node before the event; `found`: the node as probed now (add and
+    /// change only). "change" of a known node, and an "add" for a node
+    /// already known with the same id (`udevadm trigger`, a replayed
+    /// coldplug), announce nothing; the node's description is refreshed.
+    enum Verdict: Equatable {
+        case none
+        /// Remember `found`, announce nothing.
+        case refresh
+        case arrived
+        case left
+        /// The node now holds another device: the old one left, this one came.
+        case replaced
+    }
+
+    static func verdict(action: String, known: DeviceInfo?, found: DeviceInfo?) -> Verdict {
+        switch action {
+        case "add", "change":
+            guard let found else { return .none }
+            guard let known else { return .arrived }
+            return known.id == found.id ? .refresh : .replaced
+        case "remove":
+            return known == nil ? .none : .left
+        default:
+            return .none
+        }
+    }
+
     private func handle(_ dev: OpaquePointer) {
         guard let a = udev_device_get_action(dev), let node = UdevDevices.describe(dev) else { return }
-        switch String(cString: a) {
-        case "add":
+        let action = String(cString: a)
+        switch action {
+        case "add", "change":
+            let before = known.withLock { $0[node.devnode] }
+            // A change of a known node: nothing to probe (it did not arrive).
+            if action == "change" && before != nil { return }
             // udev may still be creating links and permissions: the probe
             // opens the node, so retry briefly if it is not ready.
             var info: DeviceInfo?
@@ -92,8 +125,19 @@ final class DeviceMonitor: SourceWatch, @unchecked Sendable {
                 }
             }
             guard let d = info else { return }
-            remember(d)
-            emit(.added(d))
+            switch Self.verdict(action: action, known: before, found: d) {
+            case .arrived:
+                remember(d)
+                emit(.added(d))
+            case .replaced:
+                remember(d)
+                if let old = before { emit(.removed(old)) }
+                emit(.added(d))
+            case .refresh:
+                remember(d)
+            case .none, .left:
+                break
+            }
         case "remove":
             guard let d = known.withLock({ $0.removeValue(forKey: node.devnode) }) else { return }
             emit(.removed(d))

@@ -96,8 +96,13 @@ extension VideoSession {
         /// The camera device is open and streaming.
         public var cameraOn = false
         public var device: DeviceInfo?
-        /// The format in use while the camera is on.
+        /// The format in use while the camera is on. Its `adjustments` say
+        /// how it differs from what the session asked for: the preference
+        /// (the negotiation's adjustments and the driver's) or the explicit
+        /// start setting.
         public var format: CaptureFormat?
+        /// `format`'s adjustments (S6 "says that it adjusted"); empty while off.
+        public var adjustments: NegotiatedFormat.Adjustments { format?.adjustments ?? [] }
 
         /// A transmission exists (started and not ended).
         public var transmitting: Bool { get { policy.transmitting } set { policy.transmitting = newValue } }

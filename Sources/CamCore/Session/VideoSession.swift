@@ -27,6 +27,11 @@ public enum SessionEvent {
     case selected(DeviceInfo, CaptureFormat)
     /// Capture stopped on its own (the device vanished, a driver error).
     case captureFailed(DeviceInfo, CamError)
+    /// Frames stopped coming (`stalled` true: none for longer than
+    /// `Capturer.stallThresholdNs`) or came back (false); `sinceNs` is the
+    /// CLOCK_MONOTONIC time of the last frame before the stall. The camera
+    /// stays on: no restart.
+    case stall(DeviceInfo, stalled: Bool, sinceNs: UInt64)
 }
 
 /// The camera switch of a video call (SPEC S9–S21): keeps the camera on
@@ -208,29 +213,41 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// The request used when the camera turns on: the app's explicit
-    /// setting, else the preference negotiated on the device (S6).
-    private func request(for device: DeviceInfo) throws(CamError) -> CaptureRequest {
+    /// setting, else the preference negotiated on the device (S6), with
+    /// how that differs from the preference (the request itself is exact,
+    /// so the capturer alone would see no adjustment).
+    private func request(for device: DeviceInfo) throws(CamError)
+        -> (CaptureRequest, NegotiatedFormat.Adjustments) {
         if var r = explicitRequest {
             r.output = preference.output
-            return r
+            return (r, [])
         }
         let n = try manager.negotiate(deviceID: device.id, preference: preference)
-        return CaptureRequest(fourcc: n.fourcc, width: n.width, height: n.height, frameRate: n.rate,
-                              output: preference.output)
+        return (CaptureRequest(fourcc: n.fourcc, width: n.width, height: n.height, frameRate: n.rate,
+                               output: preference.output), n.adjustments)
     }
 
     private func turnOn() -> CamError? {
         guard let device = follower.device else { return .noDevice("no camera is selected") }
         do throws(CamError) {
-            let req = try request(for: device)
+            let (req, negotiated) = try request(for: device)
             let cap = try manager.open(deviceID: device.id)
             try cap.start(req, onFrame: { [router] f in router.deliver(f) }, onError: { [weak self] e in
                 guard let self else { return }
                 queue.async { self.captureFailed(device, e) }
+            }, onStall: { [weak self, weak cap] stalled, since in
+                guard let self else { return }
+                queue.async { self.captureStalled(cap, device, stalled: stalled, sinceNs: since) }
             })
             capturer = cap
             onSince = monotonicNs()
-            format = cap.format
+            // S6 for sessions: what the session asked for is the preference,
+            // so the negotiation's adjustments join the driver's.
+            format = cap.format.map { f in
+                var f = f
+                f.adjustments.formUnion(negotiated)
+                return f
+            }
             return nil
         } catch {
             return error
@@ -266,6 +283,13 @@ public final class VideoSession: @unchecked Sendable {
         }
         cameraOn = false
         publish()
+    }
+
+    /// The capturer in use stopped getting frames, or got them again: told
+    /// as it is (no restart). A stale capturer's word is dropped.
+    private func captureStalled(_ cap: Capturer?, _ device: DeviceInfo, stalled: Bool, sinceNs: UInt64) {
+        guard !closed, let cap, capturer === cap else { return }
+        eventHandler?(.stall(device, stalled: stalled, sinceNs: sinceNs))
     }
 
     /// S24/S25: a device came or went.

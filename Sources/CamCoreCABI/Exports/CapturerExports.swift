@@ -7,7 +7,8 @@ import CamCore
 @_cdecl("camcore_frame_callbacks_init")
 public func cabi_frame_callbacks_init(_ cb: UnsafeMutablePointer<camcore_frame_callbacks>?) {
     cb?.pointee = camcore_frame_callbacks(
-        struct_size: UInt32(MemoryLayout<camcore_frame_callbacks>.size), user_data: nil, on_frame: nil, on_error: nil)
+        struct_size: UInt32(MemoryLayout<camcore_frame_callbacks>.size), user_data: nil, on_frame: nil, on_error: nil,
+        on_stall: nil)
 }
 
 @_cdecl("camcore_capture_config_init")
@@ -76,7 +77,7 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
         bufferCount: Int(c.buffer_count),
         output: c.output_fourcc == 0 ? nil : FourCC(rawValue: c.output_fourcc))
     let userData = cb.user_data
-    let onFrame = cb.on_frame, onError = cb.on_error
+    let onFrame = cb.on_frame, onError = cb.on_error, onStall = cb.on_stall
     do {
         try box.capturer.start(request, onFrame: { frame in
             guard let onFrame else { return }
@@ -84,7 +85,7 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
         }, onError: { error in
             guard let onError else { return }
             error.message.withCString { onError(userData, error.status, $0) }
-        })
+        }, onStall: onStall.map { f in { stalled, since in f(userData, stalled ? 1 : 0, since) } })
         return 0
     } catch {
         return fail(error)
@@ -130,7 +131,7 @@ public func cabi_capturer_get_stats(_ capturer: OpaquePointer?, _ out: UnsafeMut
     let s = box.capturer.stats
     Versioned.captureStats.write(camcore_capture_stats(struct_size: size, frames_delivered: s.delivered,
                                           frames_dropped: s.dropped, frames_corrupted: s.corrupted,
-                                          measured_fps: s.measuredFPS), to: out, size: size)
+                                          measured_fps: s.measuredFPS, stalls: s.stalls), to: out, size: size)
     return 0
 }
 

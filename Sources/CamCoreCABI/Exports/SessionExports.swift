@@ -199,7 +199,8 @@ public func cabi_session_remove_preview(_ s: OpaquePointer?, _ id: UInt32) -> In
 public func cabi_session_get_state(_ s: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_session_state>?) -> Int32 {
     let fn = "camcore_session_get_state"
     guard let out else { return invalid("\(fn): out is NULL") }
-    do { _ = try Versioned.sessionState.outSize(out, fn) } catch { return fail(error) }
+    let size: UInt32
+    do { size = try Versioned.sessionState.outSize(out, fn) } catch { return fail(error) }
     return call(s, fn) { v throws(CamError) in
         let st = v.currentState
         var r = camcore_session_state()
@@ -219,7 +220,10 @@ public func cabi_session_get_state(_ s: OpaquePointer?, _ out: UnsafeMutablePoin
             raw[bytes.count] = 0
         }
         if let f = st.format { r.format = cCaptureFormat(f) }
-        out.pointee = r
+        r.adjusted = st.adjustments.rawValue
+        // An older caller's struct ends sooner: write only what it has.
+        r.struct_size = size
+        Versioned.sessionState.write(r, to: out, size: size)
     }
 }
 
@@ -335,6 +339,8 @@ public func cabi_session_set_device_callbacks(_ s: OpaquePointer?, _ cb: UnsafeP
                 }
             case .captureFailed(let d, let e):
                 if let f = c.on_error { withDevice(d) { dev in e.message.withCString { f(c.user_data, dev, e.status, $0) } } }
+            case .stall(let d, let stalled, let since):
+                if let f = c.on_stall { withDevice(d) { f(c.user_data, $0, stalled ? 1 : 0, since) } }
             }
         }
     }

@@ -20,15 +20,16 @@ enum Versioned {
     static let preference = Layout<camcore_preference>(initializer: "camcore_preference_init")
     static let setting = Layout<camcore_setting>()
     static let frame = Layout<camcore_frame>()
-    static let frameCallbacks = Layout<camcore_frame_callbacks>(initializer: "camcore_frame_callbacks_init")
+    static let frameCallbacks = Layout<camcore_frame_callbacks>(grewAt: \.on_stall,
+                                                                initializer: "camcore_frame_callbacks_init")
     static let captureConfig = Layout<camcore_capture_config>(grewAt: \.output_fourcc,
                                                               initializer: "camcore_capture_config_init")
     static let captureFormat = Layout<camcore_capture_format>(grewAt: \.source_fourcc)
     static let captureStats = Layout<camcore_capture_stats>(grewAt: \.measured_fps)
     static let sessionConfig = Layout<camcore_session_config>(initializer: "camcore_session_config_init")
-    static let sessionState = Layout<camcore_session_state>()
+    static let sessionState = Layout<camcore_session_state>(grewAt: \.adjusted)
     static let captureHook = Layout<camcore_capture_hook>()
-    static let deviceCallbacks = Layout<camcore_device_callbacks>()
+    static let deviceCallbacks = Layout<camcore_device_callbacks>(grewAt: \.on_stall)
     static let controlCallbacks = Layout<camcore_control_callbacks>(initializer: "camcore_control_callbacks_init")
     static let pixelFormatInfo = Layout<camcore_pixel_format_info>()
 

@@ -23,6 +23,8 @@ struct SyscallFaultTests {
             var sequence: UInt32 = 0
             var width: UInt32 = 0, height: UInt32 = 0
             var buffers: [UInt] = []  // mapping addresses
+            /// The driver stops filling buffers: DQBUF finds none (EAGAIN).
+            var stalled = false
         }
         let state = Mutex(State())
         let bufferBytes = 640 * 480 * 2
@@ -100,6 +102,11 @@ struct SyscallFaultTests {
                 state.withLock { $0.queued.append(i) }
                 return 0
             case CC_VIDIOC_DQBUF:
+                if state.withLock({ $0.stalled }) {
+                    // The fd (/dev/null) always polls readable: pace the loop.
+                    usleep(5000)
+                    return EAGAIN
+                }
                 let buf = arg.assumingMemoryBound(to: v4l2_buffer.self)
                 return state.withLock { s -> Int32 in
                     guard !s.queued.isEmpty else { return EAGAIN }
@@ -228,6 +235,49 @@ struct SyscallFaultTests {
             }
             #expect(kind == expected, "DQBUF errno \(e)")
             #expect(got.first?.message.hasPrefix("VIDIOC_DQBUF on \(FakeNode.path): ") == true)
+        }
+    }
+
+    /// S22 stalls: the driver stops answering DQBUF with frames, with no
+    /// error. The capturer tells it once (on_stall, the stall counter)
+    /// after max(1 s, 5 intervals) and again when frames return; the stream
+    /// is not restarted.
+    @Test func test_S22_dequeue_without_frames_is_a_stall_then_resumes() throws {
+        try withFake { node in
+            let c = Capturer(device: device, backend: try V4L2Capture(device: device))
+            defer { try? c.close() }
+            let frames = Mutex<[(UInt64, UInt32)]>([])  // (timestamp, sequence)
+            let events = Mutex<[(UInt64, Bool, UInt64)]>([])  // (arrival, stalled, since)
+            let errors = Atomic<Int>(0)
+            try c.start(CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil),
+                        onFrame: { f in frames.withLock { $0.append((f.timestampNs, f.sequence)) } },
+                        onError: { _ in errors.add(1, ordering: .relaxed) },
+                        onStall: { stalled, since in
+                            let t = monotonicNs()
+                            events.withLock { $0.append((t, stalled, since)) }
+                        })
+            for _ in 0..<200 where frames.withLock({ $0.count }) < 5 { usleep(10_000) }
+            node.state.withLock { $0.stalled = true }
+            for _ in 0..<300 where events.withLock({ $0.isEmpty }) { usleep(10_000) }
+            let stall = try #require(events.withLock { $0.first })
+            let last = try #require(frames.withLock { $0.last })
+            #expect(stall.1 && stall.2 == last.0)
+            let latency = stall.0 - last.0
+            #expect(latency >= 1_000_000_000 && latency < 1_500_000_000, "told \(latency) ns after the last frame")
+            #expect(c.stats.stalls == 1 && c.isStreaming)
+            let before = frames.withLock { $0.count }
+            node.state.withLock { $0.stalled = false }
+            for _ in 0..<200 where events.withLock({ $0.count }) < 2 { usleep(10_000) }
+            for _ in 0..<200 where frames.withLock({ $0.count }) < before + 5 { usleep(10_000) }
+            try c.stop()
+            let all = events.withLock { $0 }
+            #expect(all.count == 2)
+            #expect(all.count == 2 && !all[1].1 && all[1].2 == stall.2)
+            // The same stream goes on: sequences continue, nothing restarted.
+            let seqs = frames.withLock { $0.map(\.1) }
+            #expect(seqs == Array(0..<UInt32(seqs.count)))
+            #expect(errors.load(ordering: .relaxed) == 0 && c.stats.stalls == 1)
+            print("MEASURED stall (fake V4L2 node): told \(Double(latency) / 1e6) ms after the last frame")
         }
     }
 }

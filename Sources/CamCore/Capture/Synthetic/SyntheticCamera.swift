@@ -130,14 +130,14 @@ final class SyntheticCapture: CaptureBackend {
         }
     }
 
-    func nextFrame(into frame: inout Frame) -> BackendEvent {
+    func nextFrame(into frame: inout Frame, timeoutMs: Int32) -> BackendEvent {
         guard let pool, let waker else { return .failed(.state("not streaming")) }
         if startNs == 0 { startNs = monotonicNs() }
         let due = startNs &+ tick &* period
         let now = monotonicNs()
         if due > now {
             var p = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
-            let ms = Int32(min((due - now + 999_999) / 1_000_000, 1000))
+            let ms = Int32(min((due - now + 999_999) / 1_000_000, UInt64(max(timeoutMs, 1))))
             let rc = Sys.poll(&p, 1, timeoutMs: ms).0
             if rc > 0 { waker.drain(); return .woken }
             if rc < 0 || monotonicNs() < due { return .idle }

@@ -110,9 +110,9 @@ private final class Stream {
     }()
 
     /// Waits for the next frame (or the waker) and fills `frame` in place.
-    func next(into frame: inout Frame) -> BackendEvent {
+    func next(into frame: inout Frame, timeoutMs: Int32) -> BackendEvent {
         let deviceEvents: UInt32
-        switch wait.wait(timeoutMs: 1000) {
+        switch wait.wait(timeoutMs: timeoutMs) {
         case .ready(let r): deviceEvents = r
         case .woken: return .woken
         case .timeout: return .idle
@@ -414,11 +414,11 @@ final class V4L2Capture: CaptureBackend {
         if e != 0 { throw CamError.fromErrno(e, "VIDIOC_QBUF on \(device.node)") }
     }
 
-    func nextFrame(into frame: inout Frame) -> BackendEvent {
+    func nextFrame(into frame: inout Frame, timeoutMs: Int32) -> BackendEvent {
         // Unretained: this capturer owns the stream while the capture
         // thread runs (stop() joins the thread before dropping it).
         guard let ref = streamRef else { return .failed(.state("not streaming")) }
-        return ref._withUnsafeGuaranteedRef { $0.next(into: &frame) }
+        return ref._withUnsafeGuaranteedRef { $0.next(into: &frame, timeoutMs: timeoutMs) }
     }
 
     /// SOI at the start and EOI at the end (after any zero padding some
