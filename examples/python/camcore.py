@@ -35,9 +35,14 @@ logged by ``close()``. The callables are kept alive (with the capturer)
 until ``stop()``/``close()`` returns, so C never calls freed code.
 
 Ownership: lists and descriptions are copied into Python objects and the C
-lists freed at once. A ``Frame`` is borrowed: it and its zero-copy numpy
-views are valid only during ``on_frame``; ``frame.retain()`` keeps it until
-``release()``, ``frame.copy()`` copies it. Managers and capturers are freed
+lists freed at once. A ``Frame`` is borrowed: it is valid only during
+``on_frame`` (afterwards its attributes raise ``StateError``);
+``frame.retain()`` keeps it until ``release()``, ``frame.copy()`` copies it.
+Its zero-copy numpy views (``frame.array``, ``frame.plane(i)``) keep the
+frame's buffer retained until the last view is garbage-collected, so a view
+used after the callback still reads that frame; but each buffer held that way
+is out of the capture queue (``buffer_count`` in all), so keep copies, not
+views, of frames kept for long. Managers and capturers are freed
 by ``close()`` (or their ``with`` block, or garbage collection); a capturer
 still streaming is kept alive until stopped, and closed at interpreter exit.
 
@@ -914,21 +919,98 @@ class CapturedFrame:
         return self.planes[i]
 
 
+class _Pixels:
+    """What keeps the memory of a frame's numpy views readable: one retain of
+    the frame (camcore_frame_retain), given back (camcore_frame_release) when
+    the last view and the frame object that made it are garbage-collected; or,
+    for a frame the app pushed (S21), the pushed array itself.
+
+    Every view's base is a ctypes array carrying a reference to this object,
+    so slices, reshapes, memoryviews and np.asarray() of a view keep it too.
+    """
+
+    __slots__ = ("_retained", "_owner")
+
+    def __init__(self, retained=None, owner=None):
+        self._retained = retained
+        self._owner = owner
+
+    def view(self, address: int, length: int) -> np.ndarray:
+        """Read-only 1-D uint8 view of length bytes at address (memory this object keeps)."""
+        buf = (c_uint8 * length).from_address(address)
+        buf._pixels = self
+        v = np.frombuffer(buf, dtype=np.uint8)
+        v.flags.writeable = False
+        return v
+
+    def __del__(self):
+        r, self._retained = self._retained, None
+        if r is not None:
+            try:
+                _lib.camcore_frame_release(r)
+            except Exception:  # interpreter shutdown: nothing sensible left to do
+                pass
+
+
+# The array push_frame() is pushing on this thread: pushed frames reach the sink
+# on the pushing thread, during the push, in that array's memory.
+_push_tls = threading.local()
+
+
+def _pushed_owner(c: camcore_frame) -> Optional[np.ndarray]:
+    """The array being pushed on this thread if every plane of c lies inside it."""
+    owner = getattr(_push_tls, "array", None)
+    if owner is None:
+        return None
+    lo = owner.ctypes.data
+    hi = lo + owner.nbytes
+    for i in range(min(c.plane_count, 3)):
+        p = c.planes[i]
+        if p.length and not (p.data and lo <= p.data and p.data + p.length <= hi):
+            return None
+    return owner
+
+
 class _FrameBase:
-    """Shared read-only view of a camcore_frame in library memory."""
+    """Shared read-only view of a camcore_frame.
 
-    __slots__ = ("_ptr",)
+    The description is copied when the object is made (reading it never
+    touches library memory); the pixels stay in the library's buffer and
+    numpy views of them keep that buffer (see _Pixels).
+    """
 
-    def __init__(self, ptr):
+    __slots__ = ("_ptr", "_frame", "_pixels", "_lock")
+
+    def __init__(self, ptr, pixels: Optional[_Pixels] = None):
         self._ptr = ptr
+        self._frame = camcore_frame.from_buffer_copy(ptr.contents)
+        self._pixels = pixels
+        # Orders lazy retains against the end of validity (another thread may
+        # use the frame while its callback returns).
+        self._lock = threading.Lock()
 
     def _c(self) -> camcore_frame:
         if self._ptr is None:
             raise StateError(self._gone_message())
-        return self._ptr.contents
+        return self._frame
 
     def _gone_message(self) -> str:
         return "frame is no longer valid"
+
+    def _new_pixels(self) -> _Pixels:
+        raise StateError(self._gone_message())
+
+    def _keep(self) -> _Pixels:
+        """The _Pixels of this frame, made on first use while the frame is valid."""
+        px = self._pixels
+        if px is not None:
+            return px
+        with self._lock:
+            if self._ptr is None:
+                raise StateError(self._gone_message())
+            if self._pixels is None:
+                self._pixels = self._new_pixels()
+            return self._pixels
 
     @property
     def valid(self) -> bool:
@@ -1000,9 +1082,12 @@ class _FrameBase:
     def plane(self, i: int) -> np.ndarray:
         """Zero-copy, read-only 1-D uint8 view of plane i (length bytes).
 
-        The view borrows the library's buffer: it is valid only as long as
-        this frame is (the callback, or until release()); reading it later
-        reads memory the library reuses.
+        The view keeps the frame's buffer: the first view of a frame retains it
+        (camcore_frame_retain) and the buffer is given back when the frame and
+        all its views are garbage-collected. So a view stays valid after the
+        callback, but each buffer a kept view holds is out of the capture
+        queue (buffer_count of them); when all are held the driver drops
+        frames. Keep copies (copy(), np.copy) for data kept long.
         """
         c = self._c()
         if not 0 <= i < min(c.plane_count, 3):
@@ -1010,10 +1095,7 @@ class _FrameBase:
         p = c.planes[i]
         if not p.data or p.length == 0:
             return np.zeros(0, dtype=np.uint8)
-        buf = (c_uint8 * p.length).from_address(p.data)
-        view = np.frombuffer(buf, dtype=np.uint8)
-        view.flags.writeable = False
-        return view
+        return self._keep().view(p.data, p.length)
 
     @property
     def array(self) -> np.ndarray:
@@ -1023,7 +1105,7 @@ class _FrameBase:
         (pixel_format()): YUYV-like: (h, w, 2); RGB3/BGR3: (h, w, 3); 32-bit
         RGB: (h, w, 4); GREY: (h, w); I420/NV12 and other Y-first planar
         formats: the Y plane (h, w); MJPEG, unknown or short (corrupted) data:
-        1-D bytes. Valid as long as the frame is (see plane()).
+        1-D bytes. Keeps the frame's buffer as plane() does.
         """
         c = self._c()
         return _shaped(c.fourcc, c.width, c.height, c.planes[0].stride, self.plane(0))
@@ -1031,6 +1113,7 @@ class _FrameBase:
     def copy(self) -> CapturedFrame:
         """A CapturedFrame holding copies of the planes (valid forever)."""
         c = self._c()
+        # The views die with this call: the buffer is kept only while copying.
         planes = [self.plane(i).copy() for i in range(min(c.plane_count, 3))]
         fcc = fourcc_str(c.fourcc)
         strides = self.strides
@@ -1045,7 +1128,7 @@ class _FrameBase:
     def __repr__(self) -> str:
         if self._ptr is None:
             return f"<{type(self).__name__} (no longer valid)>"
-        c = self._c()
+        c = self._frame
         return (f"<{type(self).__name__} {fourcc_str(c.fourcc)} {c.width}x{c.height} "
                 f"seq={c.sequence} ts={c.timestamp_ns}>")
 
@@ -1056,13 +1139,34 @@ class Frame(_FrameBase):
     Valid only during the on_frame call that received it; afterwards every
     attribute raises StateError. Call retain() to keep it longer, or copy()
     to copy its data. The numpy views (array, plane(i)) share the library's
-    buffer and must not be used after the callback returns.
+    buffer and keep it (see plane()): one used after the callback still
+    reads this frame's pixels, never reused memory.
     """
 
     __slots__ = ()
 
     def _gone_message(self) -> str:
         return "frame used after its on_frame callback returned; retain() or copy() it"
+
+    def _new_pixels(self) -> _Pixels:
+        # Called with self._lock held while the frame is valid: the retain is
+        # taken during the callback, as camcore_frame_retain requires.
+        r = _lib.camcore_frame_retain(self._ptr)
+        if r:
+            return _Pixels(retained=r)
+        owner = _pushed_owner(self._frame)
+        if owner is not None:  # a frame push_frame() is pushing: its array is the memory
+            return _Pixels(owner=owner)
+        raise StateError(f"the pixels of this frame cannot be kept: {last_error_message()}; "
+                         "copy() it")
+
+    def _invalidate(self) -> None:
+        """Ends the frame's validity (its callback returns). Views made of it keep
+        their buffer; without views the retain (if any) is given back now."""
+        with self._lock:
+            self._ptr = None
+            px, self._pixels = self._pixels, None
+        del px
 
     def retain(self) -> "RetainedFrame":
         """Keeps this frame beyond the callback (camcore_frame_retain, S23).
@@ -1072,7 +1176,8 @@ class Frame(_FrameBase):
         retained the driver drops frames. Release may happen on any thread,
         also after the capturer stopped or closed.
         """
-        c_ptr = _lib.camcore_frame_retain(self._ptr if self._ptr is not None else None)
+        with self._lock:
+            c_ptr = _lib.camcore_frame_retain(self._ptr) if self._ptr is not None else None
         if not c_ptr:
             raise StateError(self._gone_message())
         return RetainedFrame(c_ptr)
@@ -1082,44 +1187,40 @@ class RetainedFrame(_FrameBase):
     """A retained frame: same attributes as Frame, valid until release().
 
     Owns one retain of the library's buffer; release() (or leaving a `with`
-    block, or garbage collection) gives it back. After release every
-    attribute raises StateError; numpy views taken earlier must not be used.
+    block, or garbage collection) gives it back, once numpy views taken from
+    it are gone too (they keep the buffer, as a Frame's do). After release
+    every attribute raises StateError.
     """
 
-    __slots__ = ("_lock",)
+    __slots__ = ()
 
     def __init__(self, ptr):
-        super().__init__(ptr)
-        self._lock = threading.Lock()
+        super().__init__(ptr, _Pixels(retained=ptr))
 
     def _gone_message(self) -> str:
         return "retained frame used after release()"
 
     def retain(self) -> "RetainedFrame":
         """One more retain of the same buffer (released separately)."""
-        c_ptr = _lib.camcore_frame_retain(self._ptr)
+        with self._lock:
+            c_ptr = _lib.camcore_frame_retain(self._ptr) if self._ptr is not None else None
         if not c_ptr:
             raise StateError(self._gone_message())
         return RetainedFrame(c_ptr)
 
     def release(self) -> None:
-        """Gives the buffer back (camcore_frame_release). Releasing twice is a no-op."""
+        """Gives the buffer back (camcore_frame_release) unless numpy views of it
+        still exist (then when they are collected). Releasing twice is a no-op."""
         with self._lock:
-            ptr, self._ptr = self._ptr, None
-        if ptr is not None:
-            _lib.camcore_frame_release(ptr)
+            self._ptr = None
+            px, self._pixels = self._pixels, None
+        del px
 
     def __enter__(self) -> "RetainedFrame":
         return self
 
     def __exit__(self, *exc) -> None:
         self.release()
-
-    def __del__(self):
-        try:
-            self.release()
-        except Exception:  # interpreter shutdown: nothing sensible left to do
-            pass
 
 
 # --------------------------------------------------------------------------
@@ -1190,7 +1291,7 @@ class Capturer:
             except BaseException as e:  # never let it reach C; report from stop()
                 self._store_callback_exception(e)
             finally:
-                frame._ptr = None
+                frame._invalidate()
                 _tls.capturer = prev
 
         def error_thunk(_user_data, status, message):
@@ -2420,7 +2521,7 @@ def _frame_thunk_py(user_data, frame_ptr):
     try:
         _run_callback(entry.session, entry.extra or "frame callback", entry.fn, frame)
     finally:
-        frame._ptr = None
+        frame._invalidate()
 
 
 def _hook_thunk_py(user_data, frame_ptr, replacement_ptr):
@@ -2431,7 +2532,7 @@ def _hook_thunk_py(user_data, frame_ptr, replacement_ptr):
     try:
         r = _run_callback(entry.session, "capture hook", entry.fn, frame)
     finally:
-        frame._ptr = None
+        frame._invalidate()
     if r is None or r == "pass" or r == HOOK_PASS:
         return HOOK_PASS
     if r == "drop" or r == HOOK_DROP:
@@ -2893,7 +2994,15 @@ class Session:
         self._push_sequence = (int(sequence) + 1) & _U32_MAX
         f.sequence = int(sequence) & _U32_MAX
         f.timestamp_ns = _time.monotonic_ns() if timestamp_ns is None else int(timestamp_ns)
-        _check(_lib.camcore_session_push_frame(h, byref(f)), "camcore_session_push_frame")
+        # The sink runs on this thread during the call; a view it keeps of the
+        # pushed frame keeps `data` (camcore cannot retain the app's memory).
+        prev = getattr(_push_tls, "array", None)
+        _push_tls.array = data
+        try:
+            status = _lib.camcore_session_push_frame(h, byref(f))
+        finally:
+            _push_tls.array = prev
+        _check(status, "camcore_session_push_frame")
 
     # -- device events (S24) --
     def set_device_callbacks(self, on_selected=None, on_error=None, on_connected=None,
