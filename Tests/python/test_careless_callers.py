@@ -168,3 +168,34 @@ def test_S21_view_of_a_pushed_frame_outlives_the_push():
     r = run_python(["-c", PUSH_SCRIPT], timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "ok", (
         f"rc={r.returncode} stdout={r.stdout!r} stderr={r.stderr[-2000:]!r}")
+
+
+# ---------------------------------------------------------------------------
+# S31: strings with an embedded NUL reach C as a shorter string
+# ---------------------------------------------------------------------------
+
+def test_S31_device_id_with_nul_is_refused(manager, synth_id):
+    bad = synth_id + "\0junk"
+    calls = [
+        lambda: manager.open(bad),
+        lambda: manager.formats(bad),
+        lambda: manager.negotiate(bad),
+        lambda: manager.format_for(bad, 640, 480, 30),
+        lambda: manager.max_frame_rate(bad, "YUYV", 640, 480, 30),
+        lambda: manager.session(bad),
+        lambda: manager.open(bad.encode()),
+        lambda: manager.open("\ud800"),  # not encodable as UTF-8
+        lambda: manager.open(None),
+        lambda: manager.open(5),
+    ]
+    for i, call in enumerate(calls):
+        with pytest.raises(camcore.InvalidArgError) as e:
+            call()
+        assert e.value.status == camcore.E_INVALID_ARG, i
+    with manager.session(synth_id, width=64, height=48) as s:
+        with pytest.raises(camcore.InvalidArgError):
+            s.select(bad)
+        with pytest.raises(camcore.InvalidArgError):
+            s.select(b"synthetic:0")  # bytes: refused like any non-str
+    with manager.open(synth_id) as cap:  # the id itself still works
+        assert cap.device_id == synth_id

@@ -86,7 +86,7 @@ __all__ = [
     "version", "library_version", "library_path", "strerror", "last_error_message",
     "fourcc", "fourcc_str", "PixelFormat", "pixel_format",
     "CamcoreError", "InvalidArgError", "NoDeviceError", "BusyError", "AccessError",
-    "NotSupportedError", "TimeoutError_", "IOError_", "StateError",
+    "NotSupportedError", "TimeoutError_", "IOError_", "StateError", "InvalidArgTypeError",
     "CustomSourceActiveError", "WouldDeadlockError", "NoMemoryError", "InternalError",
     "error_for_status",
     "Manager", "Capturer", "DeviceInfo", "Format", "CaptureFormat", "CaptureStats", "Setting",
@@ -536,6 +536,11 @@ class InvalidArgError(CamcoreError):
     code = E_INVALID_ARG
 
 
+class InvalidArgTypeError(InvalidArgError, TypeError):
+    """CAMCORE_E_INVALID_ARG for an argument of the wrong type (a device id that is
+    not a str, a callback that is not callable); also a TypeError."""
+
+
 class NoDeviceError(CamcoreError):
     """CAMCORE_E_NO_DEVICE: no such device, or it went away."""
     code = E_NO_DEVICE
@@ -742,6 +747,22 @@ def _to_c_fraction(fps) -> camcore_fraction:
     if not (0 <= num <= _U32_MAX and 0 <= den <= _U32_MAX):
         raise InvalidArgError(f"fps {fps!r} out of range (non-negative, 32-bit)")
     return camcore_fraction(num, den)
+
+
+def _cstr(what: str, value) -> bytes:
+    """A str for a `const char *` argument, as UTF-8. C reads up to the first NUL,
+    so a str holding one would reach it as a shorter string: refused, as are
+    text not encodable as UTF-8 (InvalidArgError) and non-str values
+    (InvalidArgTypeError)."""
+    if not isinstance(value, str):
+        raise InvalidArgTypeError(f"{what} must be a str, not {type(value).__name__}")
+    if "\0" in value:
+        shown = repr(value) if len(value) <= 60 else repr(value[:57]) + "..."
+        raise InvalidArgError(f"{what} {shown} contains a NUL character")
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgError(f"{what} is not encodable as UTF-8: {e.reason}") from None
 
 
 def _u32(name: str, value) -> int:
@@ -1635,7 +1656,7 @@ class Manager:
         Raises NoDeviceError for an unknown id, AccessError, BusyError, IOError_.
         """
         out = POINTER(camcore_format_list)()
-        _check(_lib.camcore_manager_list_formats(self._h(), device_id.encode("utf-8"),
+        _check(_lib.camcore_manager_list_formats(self._h(), _cstr("device_id", device_id),
                                                  byref(out)),
                f"camcore_manager_list_formats({device_id!r})")
         try:
@@ -1686,7 +1707,7 @@ class Manager:
         pref.output_fourcc = _output_fourcc(output)
         out = camcore_setting()
         out.struct_size = sizeof(camcore_setting)
-        _check(_lib.camcore_manager_negotiate(self._h(), device_id.encode("utf-8"), byref(pref),
+        _check(_lib.camcore_manager_negotiate(self._h(), _cstr("device_id", device_id), byref(pref),
                                               byref(out)),
                f"camcore_manager_negotiate({device_id!r})")
         return self._setting(out)
@@ -1697,7 +1718,7 @@ class Manager:
         format supports fps, NoDeviceError, IOError_."""
         out = camcore_setting()
         out.struct_size = sizeof(camcore_setting)
-        _check(_lib.camcore_manager_format_for(self._h(), device_id.encode("utf-8"),
+        _check(_lib.camcore_manager_format_for(self._h(), _cstr("device_id", device_id),
                                                _u32("width", width), _u32("height", height),
                                                _to_c_fraction(fps), byref(out)),
                f"camcore_manager_format_for({device_id!r})")
@@ -1709,7 +1730,7 @@ class Manager:
         supported rate closest to it, in fps (camcore_manager_max_frame_rate).
         Raises NotSupportedError (no such format, or rates unknown), NoDeviceError."""
         out = camcore_fraction()
-        _check(_lib.camcore_manager_max_frame_rate(self._h(), device_id.encode("utf-8"),
+        _check(_lib.camcore_manager_max_frame_rate(self._h(), _cstr("device_id", device_id),
                                                    _fourcc(fourcc), _u32("width", width),
                                                    _u32("height", height), _to_c_fraction(fps),
                                                    byref(out)),
@@ -1723,7 +1744,7 @@ class Manager:
         or gone), AccessError, BusyError, IOError_, NoMemoryError.
         """
         out = _capturer_p()
-        _check(_lib.camcore_capturer_open(self._h(), device_id.encode("utf-8"), byref(out)),
+        _check(_lib.camcore_capturer_open(self._h(), _cstr("device_id", device_id), byref(out)),
                f"camcore_capturer_open({device_id!r})")
         return Capturer(out.value, device_id)
 
@@ -2112,15 +2133,7 @@ def _capturer_set_control_string(self: "Capturer", control_id: int, text: str) -
     length in UTF-8 bytes must fit the control's range and it may not hold a NUL,
     else InvalidArgError; nothing is cut short."""
     cid = _control_id(control_id)
-    if not isinstance(text, str):
-        raise InvalidArgError(f"a string control takes a str, not {type(text).__name__}",
-                              status=E_INVALID_ARG)
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise InvalidArgError(f"the text is not encodable as UTF-8: {e.reason}", status=E_INVALID_ARG) from None
-    if b"\0" in data:
-        raise InvalidArgError("a string control's text cannot contain a NUL character", status=E_INVALID_ARG)
+    data = _cstr("a string control's text", text)
     shown = repr(text) if len(text) <= 40 else repr(text[:37]) + f"... ({len(data)} bytes)"
     _check(_lib.camcore_capturer_set_control_string(self._h(), cid, data),
            f"camcore_capturer_set_control_string(0x{cid:08x}, {shown})")
@@ -2883,7 +2896,7 @@ class Session:
         reports it. Raises CustomSourceActiveError while a custom source is on,
         NoDeviceError for an unknown id."""
         h = self._h()
-        b = device_id.encode("utf-8")
+        b = _cstr("device_id", device_id)
         self._op(f"camcore_session_select({device_id!r})",
                  lambda t: _lib.camcore_session_select(h, b, _SESSION_COMPLETION_THUNK, t),
                  completion, wait, timeout)
@@ -3120,7 +3133,7 @@ def _manager_session(self: "Manager", device_id: Optional[str] = None, width: in
     cfg = camcore_session_config()
     _lib.camcore_session_config_init(byref(cfg))
     cfg.struct_size = sizeof(camcore_session_config)
-    cfg.device_id = device_id.encode("utf-8") if device_id is not None else None
+    cfg.device_id = _cstr("device_id", device_id) if device_id is not None else None
     cfg.preference = _session_preference(width, height, min_fps, max_fps, output)
     cfg.return_to_reconnected_device = 1 if return_to_reconnected_device else 0
     out = _session_p()
