@@ -199,3 +199,22 @@ def test_S31_device_id_with_nul_is_refused(manager, synth_id):
             s.select(b"synthetic:0")  # bytes: refused like any non-str
     with manager.open(synth_id) as cap:  # the id itself still works
         assert cap.device_id == synth_id
+
+
+# ---------------------------------------------------------------------------
+# S29: strerror of a value that is not an int32
+# ---------------------------------------------------------------------------
+
+def test_S29_strerror_out_of_int32_is_unknown():
+    # camcore_strerror takes an int; what does not fit one is an unknown code,
+    # never a wrapped known one (2**32 wrapped to 0 read "CAMCORE_OK").
+    for status in (2**32, 2**32 - 1, 2**32 - 12, 2**31, -(2**31) - 1, -(2**32) - 1, 2**64):
+        assert camcore.strerror(status) == "unknown status", status
+    assert camcore.strerror(2**31 - 1) == "unknown status"
+    assert camcore.strerror(-(2**31)) == "unknown status"
+    assert camcore.strerror(-1).startswith("CAMCORE_E_INVALID_ARG")
+    err = camcore.error_for_status(2**32 - 1)  # would wrap to -1
+    assert type(err) is camcore.CamcoreError and "unknown status" in err.message
+    for bad in (1.5, "0", None):
+        with pytest.raises(camcore.InvalidArgError):
+            camcore.strerror(bad)

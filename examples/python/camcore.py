@@ -497,9 +497,27 @@ def library_version() -> Tuple[int, int, int]:
     return packed >> 16, (packed >> 8) & 0xFF, packed & 0xFF
 
 
+# camcore_strerror's parameter is a C int; ctypes would wrap a larger value
+# (2**32 read as 0, "CAMCORE_OK").
+_INT_MIN = -(1 << (8 * sizeof(c_int) - 1))
+_INT_MAX = (1 << (8 * sizeof(c_int) - 1)) - 1
+#: camcore_strerror's text for a value that is no status code (camcore.h).
+_UNKNOWN_STATUS = "unknown status"
+
+
 def strerror(status: int) -> str:
-    """The name of a status code, e.g. ``"CAMCORE_E_BUSY: device busy"`` (camcore_strerror)."""
-    return _s(_lib.camcore_strerror(int(status)))
+    """The name of a status code, e.g. ``"CAMCORE_E_BUSY: device busy"`` (camcore_strerror).
+
+    Any integer is accepted; one that is no status code, including one that
+    does not fit a C int, gives "unknown status" as camcore_strerror does.
+    Raises InvalidArgTypeError for a non-integer."""
+    try:
+        v = operator.index(status)
+    except TypeError:
+        raise InvalidArgTypeError(f"a status is an int, not {type(status).__name__}") from None
+    if not _INT_MIN <= v <= _INT_MAX:
+        return _UNKNOWN_STATUS
+    return _s(_lib.camcore_strerror(v))
 
 
 def last_error_message() -> str:
