@@ -218,3 +218,38 @@ def test_S29_strerror_out_of_int32_is_unknown():
     for bad in (1.5, "0", None):
         with pytest.raises(camcore.InvalidArgError):
             camcore.strerror(bad)
+
+
+# ---------------------------------------------------------------------------
+# S31: callbacks that are not callable
+# ---------------------------------------------------------------------------
+
+def test_S31_non_callable_callbacks_are_refused_at_the_call(manager, synth_id):
+    def refused(call):
+        with pytest.raises(camcore.InvalidArgError) as e:
+            call()
+        assert isinstance(e.value, TypeError) and e.value.status == camcore.E_INVALID_ARG
+        assert "callable" in str(e.value)
+
+    with manager.open(synth_id) as cap:
+        refused(lambda: cap.start("YUYV", 160, 120, on_frame=42))
+        refused(lambda: cap.start("YUYV", 160, 120, on_frame=print, on_error="log"))
+        assert not cap.streaming  # refused before anything started
+        refused(lambda: cap.on_control_changed(3))
+    refused(lambda: manager.set_hotplug_callbacks(on_connected=object()))
+    refused(lambda: manager.set_hotplug_callbacks(on_connected=print, on_disconnected=1))
+    with manager.session(synth_id, width=64, height=48) as s:
+        refused(lambda: s.set_transmission_sink("sink"))
+        refused(lambda: s.add_preview(None))
+        refused(lambda: s.add_preview(1))
+        refused(lambda: s.set_capture_hook(1))
+        refused(lambda: s.set_device_callbacks(on_selected=1))
+        refused(lambda: s.set_device_callbacks(on_error=print, on_connected=[]))
+        refused(lambda: setattr(s, "on_selected", 7))
+        refused(lambda: s.flip(completion=5))
+        st = s.state
+        assert st.preview_count == 0 and not st.camera_on
+        # None still means "no callback" where it did before.
+        s.set_transmission_sink(None)
+        s.set_capture_hook(None)
+        s.set_device_callbacks()

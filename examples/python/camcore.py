@@ -783,6 +783,16 @@ def _cstr(what: str, value) -> bytes:
         raise InvalidArgError(f"{what} is not encodable as UTF-8: {e.reason}") from None
 
 
+def _callable(what: str, fn, optional: bool = True):
+    """fn if it can be called (or None where a callback may be absent); else
+    InvalidArgTypeError now, rather than a TypeError later on camcore's thread."""
+    if fn is None and optional:
+        return None
+    if not callable(fn):
+        raise InvalidArgTypeError(f"{what} must be callable, not {type(fn).__name__}")
+    return fn
+
+
 def _u32(name: str, value) -> int:
     v = int(value)
     if not 0 <= v <= _U32_MAX:
@@ -1468,6 +1478,8 @@ class Capturer:
         The callables are kept alive until stop() or close() returns.
         """
         h = self._h()
+        on_frame = _callable("on_frame", on_frame)
+        on_error = _callable("on_error", on_error)
         cfg = camcore_capture_config()
         _lib.camcore_capture_config_init(byref(cfg))
         cfg.fourcc = _fourcc(fourcc)
@@ -2165,6 +2177,7 @@ def _capturer_on_control_changed(self: "Capturer", callback: Optional[OnControlC
     callback are logged. Raises WouldDeadlockError when called from the callback,
     NotSupportedError when the driver reports no control events."""
     h = self._h()
+    callback = _callable("on_control_changed callback", callback)
     if callback is None:
         _check(_lib.camcore_capturer_set_control_callbacks(h, None),
                "camcore_capturer_set_control_callbacks")
@@ -2273,6 +2286,8 @@ def _manager_set_hotplug_callbacks(self: "Manager", on_connected: Optional[OnDev
     this manager's hot-plug callbacks).
     """
     h = self._h()
+    on_connected = _callable("on_connected", on_connected)
+    on_disconnected = _callable("on_disconnected", on_disconnected)
     if getattr(_hotplug_tls, "manager", None) is self:
         raise WouldDeadlockError("set_hotplug_callbacks() called from this manager's own "
                                  "hot-plug callback")
@@ -2808,6 +2823,7 @@ class Session:
         (pushed frames: on the pushing thread). None keeps the camera as S9 says and
         drops the frames. When this returns the old sink is not called again."""
         h = self._h()
+        on_frame = _callable("the transmission sink", on_frame)
         old = self._sink_token
         if on_frame is None:
             status = _lib.camcore_session_set_transmission_sink(h, None)
@@ -2828,6 +2844,7 @@ class Session:
         id for remove_preview(). On the camera's error the preview stays added; the
         error is raised with .preview_id set."""
         h = self._h()
+        _callable("a preview's on_frame", on_frame, optional=False)
         cbs, token = self._frame_callbacks(on_frame, "preview")
         pid = c_uint32(0)
         status = _lib.camcore_session_add_preview(h, byref(cbs), byref(pid))
@@ -2854,6 +2871,7 @@ class Session:
     # -- capturer operations (S16–S19) --
     def _op(self, what: str, call, completion: Optional[Completion], wait: bool,
             timeout: float) -> None:
+        _callable("completion", completion)
         if wait and self._in_own_callback():
             raise WouldDeadlockError(
                 f"{what}(wait=True) from inside this session's callback would deadlock; "
@@ -2958,6 +2976,7 @@ class Session:
         previews, on the capture thread; it returns 'pass' (or None) or 'drop'.
         None removes it; when this returns the old hook is not called again."""
         h = self._h()
+        hook = _callable("the capture hook", hook)
         old = self._hook_token
         if hook is None:
             status = _lib.camcore_session_set_capture_hook(h, None)
@@ -3045,6 +3064,8 @@ class Session:
         h = self._h()
         fns = {"on_selected": on_selected, "on_error": on_error, "on_connected": on_connected,
                "on_disconnected": on_disconnected}
+        for k, v in fns.items():
+            _callable(k, v)
         old = self._device_token
         if all(v is None for v in fns.values()):
             status = _lib.camcore_session_set_device_callbacks(h, None)
