@@ -253,3 +253,48 @@ def test_S31_non_callable_callbacks_are_refused_at_the_call(manager, synth_id):
         s.set_transmission_sink(None)
         s.set_capture_hook(None)
         s.set_device_callbacks()
+
+
+# ---------------------------------------------------------------------------
+# S31: 64-bit (and 32-bit) values that do not fit wrapped silently
+# ---------------------------------------------------------------------------
+
+def test_S31_push_frame_timestamp_and_sequence_out_of_range(manager, synth_id):
+    got = []
+    img = np.zeros(32 * 16 * 2, np.uint8)
+    with manager.session(synth_id, width=64, height=48) as s:
+        s.set_transmission_sink(lambda f: got.append((f.timestamp_ns, f.sequence)))
+        s.custom_source(True)
+        s.start_transmission()
+        for kw in (dict(timestamp_ns=2**64), dict(timestamp_ns=2**64 + 5),
+                   dict(timestamp_ns=-1), dict(timestamp_ns=1.5), dict(timestamp_ns="1"),
+                   dict(sequence=2**32), dict(sequence=-1), dict(sequence=2.0)):
+            with pytest.raises(camcore.InvalidArgError):
+                s.push_frame(img, "YUYV", 32, 16, **kw)
+        assert got == []  # nothing reached the sink
+        s.push_frame(img, "YUYV", 32, 16, timestamp_ns=2**64 - 1, sequence=2**32 - 1)
+        s.push_frame(img, "YUYV", 32, 16, timestamp_ns=np.uint64(5), sequence=np.int64(3))
+    assert got == [(2**64 - 1, 2**32 - 1), (5, 3)]
+
+
+def test_S31_control_value_out_of_int64_is_refused(cap):
+    # The synthetic camera has no controls: a value that fits reaches the
+    # library (NotSupportedError); one that does not is refused before it.
+    with pytest.raises(camcore.NotSupportedError):
+        cap.set_control(camcore.CID_BRIGHTNESS, 2**63 - 1)
+    with pytest.raises(camcore.NotSupportedError):
+        cap.set_control(camcore.CID_BRIGHTNESS, -(2**63))
+    for value in (2**63, -(2**63) - 1, 2**64, 1.5, None, "3"):
+        with pytest.raises(camcore.InvalidArgError):
+            cap.set_control(camcore.CID_BRIGHTNESS, value)
+
+
+def test_S31_manager_synthetic_out_of_int32_is_refused():
+    # include_synthetic is an int32_t: 2**32 wrapped to 0 (no synthetic camera).
+    for value in (2**32, 2**32 + 1, -(2**31) - 1):
+        with pytest.raises(camcore.InvalidArgError):
+            camcore.Manager(synthetic=value)
+    with pytest.raises(camcore.InvalidArgTypeError):
+        camcore.Manager(synthetic="yes")
+    with camcore.Manager(synthetic=np.int64(1)) as m:
+        assert [d.id for d in m.devices() if d.synthetic] == ["synthetic:0"]

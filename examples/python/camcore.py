@@ -793,6 +793,24 @@ def _callable(what: str, fn, optional: bool = True):
     return fn
 
 
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_U64_MAX = (1 << 64) - 1
+
+
+def _int_in(name: str, value, lo: int, hi: int) -> int:
+    """An integer (int, bool, numpy integer) for a C integer field or argument of
+    range lo..hi. ctypes would wrap one outside it silently (2**64 + 5 stored as 5),
+    so that is InvalidArgError; a non-integer (1.5, "3") is InvalidArgTypeError."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise InvalidArgTypeError(f"{name} is an integer, not {type(value).__name__}") from None
+    if not lo <= v <= hi:
+        raise InvalidArgError(f"{name}={v} out of range ({lo}..{hi})")
+    return v
+
+
 def _u32(name: str, value) -> int:
     v = int(value)
     if not 0 <= v <= _U32_MAX:
@@ -1639,7 +1657,7 @@ class Manager:
     def __init__(self, synthetic: Union[bool, int] = False):
         cfg = camcore_manager_config()
         _lib.camcore_manager_config_init(byref(cfg))
-        cfg.include_synthetic = int(synthetic) if synthetic else 0
+        cfg.include_synthetic = _int_in("synthetic", synthetic, _I32_MIN, _I32_MAX)
         out = _manager_p()
         _check(_lib.camcore_manager_new(byref(cfg), byref(out)), "camcore_manager_new")
         self._handle: Optional[int] = out.value
@@ -2135,8 +2153,9 @@ def _capturer_get_control(self: "Capturer", control_id: int) -> int:
 def _capturer_set_control(self: "Capturer", control_id: int, value: int) -> int:
     """Sets control ``control_id``; returns the value applied (camcore_capturer_set_control)."""
     cid = _control_id(control_id)
+    value = _int_in("value", value, _I64_MIN, _I64_MAX)
     applied = _c_int64()
-    _check(_lib.camcore_capturer_set_control(self._h(), cid, int(value), byref(applied)),
+    _check(_lib.camcore_capturer_set_control(self._h(), cid, value, byref(applied)),
            f"camcore_capturer_set_control(0x{cid:08x}, {value})")
     return applied.value
 
@@ -3005,8 +3024,15 @@ class Session:
         """S21: pushes an app frame into transmission; delivered to the sink on this
         thread when transmission takes frames (else dropped). array holds the whole
         image, tightly packed (rows of width * bytes per pixel; planar formats plane
-        after plane). Raises StateError (no custom source), InvalidArgError."""
+        after plane). sequence: 0..2**32-1, by default one more than the last
+        push's; timestamp_ns: CLOCK_MONOTONIC nanoseconds, 0..2**64-1, by default
+        now. Raises StateError (no custom source), InvalidArgError (also for a
+        sequence or timestamp out of range: never wrapped)."""
         h = self._h()
+        if sequence is not None:
+            sequence = _int_in("sequence", sequence, 0, _U32_MAX)
+        if timestamp_ns is not None:
+            timestamp_ns = _int_in("timestamp_ns", timestamp_ns, 0, _U64_MAX)
         data = np.ascontiguousarray(array, dtype=np.uint8).reshape(-1)
         fcc = _fourcc(fourcc)
         name = fourcc_str(fcc)
@@ -3041,9 +3067,9 @@ class Session:
             f.plane_count = len(layout)
         if sequence is None:
             sequence = self._push_sequence
-        self._push_sequence = (int(sequence) + 1) & _U32_MAX
-        f.sequence = int(sequence) & _U32_MAX
-        f.timestamp_ns = _time.monotonic_ns() if timestamp_ns is None else int(timestamp_ns)
+        self._push_sequence = (sequence + 1) & _U32_MAX  # the next default wraps as V4L2's does
+        f.sequence = sequence
+        f.timestamp_ns = _time.monotonic_ns() if timestamp_ns is None else timestamp_ns
         # The sink runs on this thread during the call; a view it keeps of the
         # pushed frame keeps `data` (camcore cannot retain the app's memory).
         prev = getattr(_push_tls, "array", None)
