@@ -35,9 +35,14 @@ logged by ``close()``. The callables are kept alive (with the capturer)
 until ``stop()``/``close()`` returns, so C never calls freed code.
 
 Ownership: lists and descriptions are copied into Python objects and the C
-lists freed at once. A ``Frame`` is borrowed: it and its zero-copy numpy
-views are valid only during ``on_frame``; ``frame.retain()`` keeps it until
-``release()``, ``frame.copy()`` copies it. Managers and capturers are freed
+lists freed at once. A ``Frame`` is borrowed: it is valid only during
+``on_frame`` (afterwards its attributes raise ``StateError``);
+``frame.retain()`` keeps it until ``release()``, ``frame.copy()`` copies it.
+Its zero-copy numpy views (``frame.array``, ``frame.plane(i)``) keep the
+frame's buffer retained until the last view is garbage-collected, so a view
+used after the callback still reads that frame; but each buffer held that way
+is out of the capture queue (``buffer_count`` in all), so keep copies, not
+views, of frames kept for long. Managers and capturers are freed
 by ``close()`` (or their ``with`` block, or garbage collection); a capturer
 still streaming is kept alive until stopped, and closed at interpreter exit.
 
@@ -81,7 +86,7 @@ __all__ = [
     "version", "library_version", "library_path", "strerror", "last_error_message",
     "fourcc", "fourcc_str", "PixelFormat", "pixel_format",
     "CamcoreError", "InvalidArgError", "NoDeviceError", "BusyError", "AccessError",
-    "NotSupportedError", "TimeoutError_", "IOError_", "StateError",
+    "NotSupportedError", "TimeoutError_", "IOError_", "StateError", "InvalidArgTypeError",
     "CustomSourceActiveError", "WouldDeadlockError", "NoMemoryError", "InternalError",
     "error_for_status",
     "Manager", "Capturer", "DeviceInfo", "Format", "CaptureFormat", "CaptureStats", "Setting",
@@ -495,9 +500,27 @@ def library_version() -> Tuple[int, int, int]:
     return packed >> 16, (packed >> 8) & 0xFF, packed & 0xFF
 
 
+# camcore_strerror's parameter is a C int; ctypes would wrap a larger value
+# (2**32 read as 0, "CAMCORE_OK").
+_INT_MIN = -(1 << (8 * sizeof(c_int) - 1))
+_INT_MAX = (1 << (8 * sizeof(c_int) - 1)) - 1
+#: camcore_strerror's text for a value that is no status code (camcore.h).
+_UNKNOWN_STATUS = "unknown status"
+
+
 def strerror(status: int) -> str:
-    """The name of a status code, e.g. ``"CAMCORE_E_BUSY: device busy"`` (camcore_strerror)."""
-    return _s(_lib.camcore_strerror(int(status)))
+    """The name of a status code, e.g. ``"CAMCORE_E_BUSY: device busy"`` (camcore_strerror).
+
+    Any integer is accepted; one that is no status code, including one that
+    does not fit a C int, gives "unknown status" as camcore_strerror does.
+    Raises InvalidArgTypeError for a non-integer."""
+    try:
+        v = operator.index(status)
+    except TypeError:
+        raise InvalidArgTypeError(f"a status is an int, not {type(status).__name__}") from None
+    if not _INT_MIN <= v <= _INT_MAX:
+        return _UNKNOWN_STATUS
+    return _s(_lib.camcore_strerror(v))
 
 
 def last_error_message() -> str:
@@ -532,6 +555,11 @@ class CamcoreError(Exception):
 class InvalidArgError(CamcoreError):
     """CAMCORE_E_INVALID_ARG: an argument was NULL, out of range, or a struct too small."""
     code = E_INVALID_ARG
+
+
+class InvalidArgTypeError(InvalidArgError, TypeError):
+    """CAMCORE_E_INVALID_ARG for an argument of the wrong type (a device id that is
+    not a str, a callback that is not callable); also a TypeError."""
 
 
 class NoDeviceError(CamcoreError):
@@ -742,6 +770,50 @@ def _to_c_fraction(fps) -> camcore_fraction:
     return camcore_fraction(num, den)
 
 
+def _cstr(what: str, value) -> bytes:
+    """A str for a `const char *` argument, as UTF-8. C reads up to the first NUL,
+    so a str holding one would reach it as a shorter string: refused, as are
+    text not encodable as UTF-8 (InvalidArgError) and non-str values
+    (InvalidArgTypeError)."""
+    if not isinstance(value, str):
+        raise InvalidArgTypeError(f"{what} must be a str, not {type(value).__name__}")
+    if "\0" in value:
+        shown = repr(value) if len(value) <= 60 else repr(value[:57]) + "..."
+        raise InvalidArgError(f"{what} {shown} contains a NUL character")
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgError(f"{what} is not encodable as UTF-8: {e.reason}") from None
+
+
+def _callable(what: str, fn, optional: bool = True):
+    """fn if it can be called (or None where a callback may be absent); else
+    InvalidArgTypeError now, rather than a TypeError later on camcore's thread."""
+    if fn is None and optional:
+        return None
+    if not callable(fn):
+        raise InvalidArgTypeError(f"{what} must be callable, not {type(fn).__name__}")
+    return fn
+
+
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_U64_MAX = (1 << 64) - 1
+
+
+def _int_in(name: str, value, lo: int, hi: int) -> int:
+    """An integer (int, bool, numpy integer) for a C integer field or argument of
+    range lo..hi. ctypes would wrap one outside it silently (2**64 + 5 stored as 5),
+    so that is InvalidArgError; a non-integer (1.5, "3") is InvalidArgTypeError."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise InvalidArgTypeError(f"{name} is an integer, not {type(value).__name__}") from None
+    if not lo <= v <= hi:
+        raise InvalidArgError(f"{name}={v} out of range ({lo}..{hi})")
+    return v
+
+
 def _u32(name: str, value) -> int:
     v = int(value)
     if not 0 <= v <= _U32_MAX:
@@ -919,21 +991,98 @@ class CapturedFrame:
         return self.planes[i]
 
 
+class _Pixels:
+    """What keeps the memory of a frame's numpy views readable: one retain of
+    the frame (camcore_frame_retain), given back (camcore_frame_release) when
+    the last view and the frame object that made it are garbage-collected; or,
+    for a frame the app pushed (S21), the pushed array itself.
+
+    Every view's base is a ctypes array carrying a reference to this object,
+    so slices, reshapes, memoryviews and np.asarray() of a view keep it too.
+    """
+
+    __slots__ = ("_retained", "_owner")
+
+    def __init__(self, retained=None, owner=None):
+        self._retained = retained
+        self._owner = owner
+
+    def view(self, address: int, length: int) -> np.ndarray:
+        """Read-only 1-D uint8 view of length bytes at address (memory this object keeps)."""
+        buf = (c_uint8 * length).from_address(address)
+        buf._pixels = self
+        v = np.frombuffer(buf, dtype=np.uint8)
+        v.flags.writeable = False
+        return v
+
+    def __del__(self):
+        r, self._retained = self._retained, None
+        if r is not None:
+            try:
+                _lib.camcore_frame_release(r)
+            except Exception:  # interpreter shutdown: nothing sensible left to do
+                pass
+
+
+# The array push_frame() is pushing on this thread: pushed frames reach the sink
+# on the pushing thread, during the push, in that array's memory.
+_push_tls = threading.local()
+
+
+def _pushed_owner(c: camcore_frame) -> Optional[np.ndarray]:
+    """The array being pushed on this thread if every plane of c lies inside it."""
+    owner = getattr(_push_tls, "array", None)
+    if owner is None:
+        return None
+    lo = owner.ctypes.data
+    hi = lo + owner.nbytes
+    for i in range(min(c.plane_count, 3)):
+        p = c.planes[i]
+        if p.length and not (p.data and lo <= p.data and p.data + p.length <= hi):
+            return None
+    return owner
+
+
 class _FrameBase:
-    """Shared read-only view of a camcore_frame in library memory."""
+    """Shared read-only view of a camcore_frame.
 
-    __slots__ = ("_ptr",)
+    The description is copied when the object is made (reading it never
+    touches library memory); the pixels stay in the library's buffer and
+    numpy views of them keep that buffer (see _Pixels).
+    """
 
-    def __init__(self, ptr):
+    __slots__ = ("_ptr", "_frame", "_pixels", "_lock")
+
+    def __init__(self, ptr, pixels: Optional[_Pixels] = None):
         self._ptr = ptr
+        self._frame = camcore_frame.from_buffer_copy(ptr.contents)
+        self._pixels = pixels
+        # Orders lazy retains against the end of validity (another thread may
+        # use the frame while its callback returns).
+        self._lock = threading.Lock()
 
     def _c(self) -> camcore_frame:
         if self._ptr is None:
             raise StateError(self._gone_message())
-        return self._ptr.contents
+        return self._frame
 
     def _gone_message(self) -> str:
         return "frame is no longer valid"
+
+    def _new_pixels(self) -> _Pixels:
+        raise StateError(self._gone_message())
+
+    def _keep(self) -> _Pixels:
+        """The _Pixels of this frame, made on first use while the frame is valid."""
+        px = self._pixels
+        if px is not None:
+            return px
+        with self._lock:
+            if self._ptr is None:
+                raise StateError(self._gone_message())
+            if self._pixels is None:
+                self._pixels = self._new_pixels()
+            return self._pixels
 
     @property
     def valid(self) -> bool:
@@ -1005,9 +1154,12 @@ class _FrameBase:
     def plane(self, i: int) -> np.ndarray:
         """Zero-copy, read-only 1-D uint8 view of plane i (length bytes).
 
-        The view borrows the library's buffer: it is valid only as long as
-        this frame is (the callback, or until release()); reading it later
-        reads memory the library reuses.
+        The view keeps the frame's buffer: the first view of a frame retains it
+        (camcore_frame_retain) and the buffer is given back when the frame and
+        all its views are garbage-collected. So a view stays valid after the
+        callback, but each buffer a kept view holds is out of the capture
+        queue (buffer_count of them); when all are held the driver drops
+        frames. Keep copies (copy(), np.copy) for data kept long.
         """
         c = self._c()
         if not 0 <= i < min(c.plane_count, 3):
@@ -1015,10 +1167,7 @@ class _FrameBase:
         p = c.planes[i]
         if not p.data or p.length == 0:
             return np.zeros(0, dtype=np.uint8)
-        buf = (c_uint8 * p.length).from_address(p.data)
-        view = np.frombuffer(buf, dtype=np.uint8)
-        view.flags.writeable = False
-        return view
+        return self._keep().view(p.data, p.length)
 
     @property
     def array(self) -> np.ndarray:
@@ -1028,7 +1177,7 @@ class _FrameBase:
         (pixel_format()): YUYV-like: (h, w, 2); RGB3/BGR3: (h, w, 3); 32-bit
         RGB: (h, w, 4); GREY: (h, w); I420/NV12 and other Y-first planar
         formats: the Y plane (h, w); MJPEG, unknown or short (corrupted) data:
-        1-D bytes. Valid as long as the frame is (see plane()).
+        1-D bytes. Keeps the frame's buffer as plane() does.
         """
         c = self._c()
         return _shaped(c.fourcc, c.width, c.height, c.planes[0].stride, self.plane(0))
@@ -1036,6 +1185,7 @@ class _FrameBase:
     def copy(self) -> CapturedFrame:
         """A CapturedFrame holding copies of the planes (valid forever)."""
         c = self._c()
+        # The views die with this call: the buffer is kept only while copying.
         planes = [self.plane(i).copy() for i in range(min(c.plane_count, 3))]
         fcc = fourcc_str(c.fourcc)
         strides = self.strides
@@ -1050,7 +1200,7 @@ class _FrameBase:
     def __repr__(self) -> str:
         if self._ptr is None:
             return f"<{type(self).__name__} (no longer valid)>"
-        c = self._c()
+        c = self._frame
         return (f"<{type(self).__name__} {fourcc_str(c.fourcc)} {c.width}x{c.height} "
                 f"seq={c.sequence} ts={c.timestamp_ns}>")
 
@@ -1061,13 +1211,34 @@ class Frame(_FrameBase):
     Valid only during the on_frame call that received it; afterwards every
     attribute raises StateError. Call retain() to keep it longer, or copy()
     to copy its data. The numpy views (array, plane(i)) share the library's
-    buffer and must not be used after the callback returns.
+    buffer and keep it (see plane()): one used after the callback still
+    reads this frame's pixels, never reused memory.
     """
 
     __slots__ = ()
 
     def _gone_message(self) -> str:
         return "frame used after its on_frame callback returned; retain() or copy() it"
+
+    def _new_pixels(self) -> _Pixels:
+        # Called with self._lock held while the frame is valid: the retain is
+        # taken during the callback, as camcore_frame_retain requires.
+        r = _lib.camcore_frame_retain(self._ptr)
+        if r:
+            return _Pixels(retained=r)
+        owner = _pushed_owner(self._frame)
+        if owner is not None:  # a frame push_frame() is pushing: its array is the memory
+            return _Pixels(owner=owner)
+        raise StateError(f"the pixels of this frame cannot be kept: {last_error_message()}; "
+                         "copy() it")
+
+    def _invalidate(self) -> None:
+        """Ends the frame's validity (its callback returns). Views made of it keep
+        their buffer; without views the retain (if any) is given back now."""
+        with self._lock:
+            self._ptr = None
+            px, self._pixels = self._pixels, None
+        del px
 
     def retain(self) -> "RetainedFrame":
         """Keeps this frame beyond the callback (camcore_frame_retain, S23).
@@ -1077,7 +1248,8 @@ class Frame(_FrameBase):
         retained the driver drops frames. Release may happen on any thread,
         also after the capturer stopped or closed.
         """
-        c_ptr = _lib.camcore_frame_retain(self._ptr if self._ptr is not None else None)
+        with self._lock:
+            c_ptr = _lib.camcore_frame_retain(self._ptr) if self._ptr is not None else None
         if not c_ptr:
             raise StateError(self._gone_message())
         return RetainedFrame(c_ptr)
@@ -1087,44 +1259,40 @@ class RetainedFrame(_FrameBase):
     """A retained frame: same attributes as Frame, valid until release().
 
     Owns one retain of the library's buffer; release() (or leaving a `with`
-    block, or garbage collection) gives it back. After release every
-    attribute raises StateError; numpy views taken earlier must not be used.
+    block, or garbage collection) gives it back, once numpy views taken from
+    it are gone too (they keep the buffer, as a Frame's do). After release
+    every attribute raises StateError.
     """
 
-    __slots__ = ("_lock",)
+    __slots__ = ()
 
     def __init__(self, ptr):
-        super().__init__(ptr)
-        self._lock = threading.Lock()
+        super().__init__(ptr, _Pixels(retained=ptr))
 
     def _gone_message(self) -> str:
         return "retained frame used after release()"
 
     def retain(self) -> "RetainedFrame":
         """One more retain of the same buffer (released separately)."""
-        c_ptr = _lib.camcore_frame_retain(self._ptr)
+        with self._lock:
+            c_ptr = _lib.camcore_frame_retain(self._ptr) if self._ptr is not None else None
         if not c_ptr:
             raise StateError(self._gone_message())
         return RetainedFrame(c_ptr)
 
     def release(self) -> None:
-        """Gives the buffer back (camcore_frame_release). Releasing twice is a no-op."""
+        """Gives the buffer back (camcore_frame_release) unless numpy views of it
+        still exist (then when they are collected). Releasing twice is a no-op."""
         with self._lock:
-            ptr, self._ptr = self._ptr, None
-        if ptr is not None:
-            _lib.camcore_frame_release(ptr)
+            self._ptr = None
+            px, self._pixels = self._pixels, None
+        del px
 
     def __enter__(self) -> "RetainedFrame":
         return self
 
     def __exit__(self, *exc) -> None:
         self.release()
-
-    def __del__(self):
-        try:
-            self.release()
-        except Exception:  # interpreter shutdown: nothing sensible left to do
-            pass
 
 
 # --------------------------------------------------------------------------
@@ -1199,7 +1367,7 @@ class Capturer:
             except BaseException as e:  # never let it reach C; report from stop()
                 self._store_callback_exception(e)
             finally:
-                frame._ptr = None
+                frame._invalidate()
                 _tls.capturer = prev
 
         def error_thunk(_user_data, status, message):
@@ -1355,6 +1523,9 @@ class Capturer:
         The callables are kept alive until stop() or close() returns.
         """
         h = self._h()
+        on_frame = _callable("on_frame", on_frame)
+        on_error = _callable("on_error", on_error)
+        on_stall = _callable("on_stall", on_stall)
         cfg = camcore_capture_config()
         _lib.camcore_capture_config_init(byref(cfg))
         cfg.fourcc = _fourcc(fourcc)
@@ -1514,7 +1685,7 @@ class Manager:
     def __init__(self, synthetic: Union[bool, int] = False):
         cfg = camcore_manager_config()
         _lib.camcore_manager_config_init(byref(cfg))
-        cfg.include_synthetic = int(synthetic) if synthetic else 0
+        cfg.include_synthetic = _int_in("synthetic", synthetic, _I32_MIN, _I32_MAX)
         out = _manager_p()
         _check(_lib.camcore_manager_new(byref(cfg), byref(out)), "camcore_manager_new")
         self._handle: Optional[int] = out.value
@@ -1561,7 +1732,7 @@ class Manager:
         Raises NoDeviceError for an unknown id, AccessError, BusyError, IOError_.
         """
         out = POINTER(camcore_format_list)()
-        _check(_lib.camcore_manager_list_formats(self._h(), device_id.encode("utf-8"),
+        _check(_lib.camcore_manager_list_formats(self._h(), _cstr("device_id", device_id),
                                                  byref(out)),
                f"camcore_manager_list_formats({device_id!r})")
         try:
@@ -1612,7 +1783,7 @@ class Manager:
         pref.output_fourcc = _output_fourcc(output)
         out = camcore_setting()
         out.struct_size = sizeof(camcore_setting)
-        _check(_lib.camcore_manager_negotiate(self._h(), device_id.encode("utf-8"), byref(pref),
+        _check(_lib.camcore_manager_negotiate(self._h(), _cstr("device_id", device_id), byref(pref),
                                               byref(out)),
                f"camcore_manager_negotiate({device_id!r})")
         return self._setting(out)
@@ -1623,7 +1794,7 @@ class Manager:
         format supports fps, NoDeviceError, IOError_."""
         out = camcore_setting()
         out.struct_size = sizeof(camcore_setting)
-        _check(_lib.camcore_manager_format_for(self._h(), device_id.encode("utf-8"),
+        _check(_lib.camcore_manager_format_for(self._h(), _cstr("device_id", device_id),
                                                _u32("width", width), _u32("height", height),
                                                _to_c_fraction(fps), byref(out)),
                f"camcore_manager_format_for({device_id!r})")
@@ -1635,7 +1806,7 @@ class Manager:
         supported rate closest to it, in fps (camcore_manager_max_frame_rate).
         Raises NotSupportedError (no such format, or rates unknown), NoDeviceError."""
         out = camcore_fraction()
-        _check(_lib.camcore_manager_max_frame_rate(self._h(), device_id.encode("utf-8"),
+        _check(_lib.camcore_manager_max_frame_rate(self._h(), _cstr("device_id", device_id),
                                                    _fourcc(fourcc), _u32("width", width),
                                                    _u32("height", height), _to_c_fraction(fps),
                                                    byref(out)),
@@ -1649,7 +1820,7 @@ class Manager:
         or gone), AccessError, BusyError, IOError_, NoMemoryError.
         """
         out = _capturer_p()
-        _check(_lib.camcore_capturer_open(self._h(), device_id.encode("utf-8"), byref(out)),
+        _check(_lib.camcore_capturer_open(self._h(), _cstr("device_id", device_id), byref(out)),
                f"camcore_capturer_open({device_id!r})")
         return Capturer(out.value, device_id)
 
@@ -2010,8 +2181,9 @@ def _capturer_get_control(self: "Capturer", control_id: int) -> int:
 def _capturer_set_control(self: "Capturer", control_id: int, value: int) -> int:
     """Sets control ``control_id``; returns the value applied (camcore_capturer_set_control)."""
     cid = _control_id(control_id)
+    value = _int_in("value", value, _I64_MIN, _I64_MAX)
     applied = _c_int64()
-    _check(_lib.camcore_capturer_set_control(self._h(), cid, int(value), byref(applied)),
+    _check(_lib.camcore_capturer_set_control(self._h(), cid, value, byref(applied)),
            f"camcore_capturer_set_control(0x{cid:08x}, {value})")
     return applied.value
 
@@ -2038,15 +2210,7 @@ def _capturer_set_control_string(self: "Capturer", control_id: int, text: str) -
     length in UTF-8 bytes must fit the control's range and it may not hold a NUL,
     else InvalidArgError; nothing is cut short."""
     cid = _control_id(control_id)
-    if not isinstance(text, str):
-        raise InvalidArgError(f"a string control takes a str, not {type(text).__name__}",
-                              status=E_INVALID_ARG)
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise InvalidArgError(f"the text is not encodable as UTF-8: {e.reason}", status=E_INVALID_ARG) from None
-    if b"\0" in data:
-        raise InvalidArgError("a string control's text cannot contain a NUL character", status=E_INVALID_ARG)
+    data = _cstr("a string control's text", text)
     shown = repr(text) if len(text) <= 40 else repr(text[:37]) + f"... ({len(data)} bytes)"
     _check(_lib.camcore_capturer_set_control_string(self._h(), cid, data),
            f"camcore_capturer_set_control_string(0x{cid:08x}, {shown})")
@@ -2060,6 +2224,7 @@ def _capturer_on_control_changed(self: "Capturer", callback: Optional[OnControlC
     callback are logged. Raises WouldDeadlockError when called from the callback,
     NotSupportedError when the driver reports no control events."""
     h = self._h()
+    callback = _callable("on_control_changed callback", callback)
     if callback is None:
         _check(_lib.camcore_capturer_set_control_callbacks(h, None),
                "camcore_capturer_set_control_callbacks")
@@ -2168,6 +2333,8 @@ def _manager_set_hotplug_callbacks(self: "Manager", on_connected: Optional[OnDev
     this manager's hot-plug callbacks).
     """
     h = self._h()
+    on_connected = _callable("on_connected", on_connected)
+    on_disconnected = _callable("on_disconnected", on_disconnected)
     if getattr(_hotplug_tls, "manager", None) is self:
         raise WouldDeadlockError("set_hotplug_callbacks() called from this manager's own "
                                  "hot-plug callback")
@@ -2459,7 +2626,7 @@ def _frame_thunk_py(user_data, frame_ptr):
     try:
         _run_callback(entry.session, entry.extra or "frame callback", entry.fn, frame)
     finally:
-        frame._ptr = None
+        frame._invalidate()
 
 
 def _hook_thunk_py(user_data, frame_ptr, replacement_ptr):
@@ -2470,7 +2637,7 @@ def _hook_thunk_py(user_data, frame_ptr, replacement_ptr):
     try:
         r = _run_callback(entry.session, "capture hook", entry.fn, frame)
     finally:
-        frame._ptr = None
+        frame._invalidate()
     if r is None or r == "pass" or r == HOOK_PASS:
         return HOOK_PASS
     if r == "drop" or r == HOOK_DROP:
@@ -2719,6 +2886,7 @@ class Session:
         (pushed frames: on the pushing thread). None keeps the camera as S9 says and
         drops the frames. When this returns the old sink is not called again."""
         h = self._h()
+        on_frame = _callable("the transmission sink", on_frame)
         old = self._sink_token
         if on_frame is None:
             status = _lib.camcore_session_set_transmission_sink(h, None)
@@ -2739,6 +2907,7 @@ class Session:
         id for remove_preview(). On the camera's error the preview stays added; the
         error is raised with .preview_id set."""
         h = self._h()
+        _callable("a preview's on_frame", on_frame, optional=False)
         cbs, token = self._frame_callbacks(on_frame, "preview")
         pid = c_uint32(0)
         status = _lib.camcore_session_add_preview(h, byref(cbs), byref(pid))
@@ -2765,6 +2934,7 @@ class Session:
     # -- capturer operations (S16–S19) --
     def _op(self, what: str, call, completion: Optional[Completion], wait: bool,
             timeout: float) -> None:
+        _callable("completion", completion)
         if wait and self._in_own_callback():
             raise WouldDeadlockError(
                 f"{what}(wait=True) from inside this session's callback would deadlock; "
@@ -2825,7 +2995,7 @@ class Session:
         reports it. Raises CustomSourceActiveError while a custom source is on,
         NoDeviceError for an unknown id."""
         h = self._h()
-        b = device_id.encode("utf-8")
+        b = _cstr("device_id", device_id)
         self._op(f"camcore_session_select({device_id!r})",
                  lambda t: _lib.camcore_session_select(h, b, _SESSION_COMPLETION_THUNK, t),
                  completion, wait, timeout)
@@ -2869,6 +3039,7 @@ class Session:
         previews, on the capture thread; it returns 'pass' (or None) or 'drop'.
         None removes it; when this returns the old hook is not called again."""
         h = self._h()
+        hook = _callable("the capture hook", hook)
         old = self._hook_token
         if hook is None:
             status = _lib.camcore_session_set_capture_hook(h, None)
@@ -2897,8 +3068,15 @@ class Session:
         """S21: pushes an app frame into transmission; delivered to the sink on this
         thread when transmission takes frames (else dropped). array holds the whole
         image, tightly packed (rows of width * bytes per pixel; planar formats plane
-        after plane). Raises StateError (no custom source), InvalidArgError."""
+        after plane). sequence: 0..2**32-1, by default one more than the last
+        push's; timestamp_ns: CLOCK_MONOTONIC nanoseconds, 0..2**64-1, by default
+        now. Raises StateError (no custom source), InvalidArgError (also for a
+        sequence or timestamp out of range: never wrapped)."""
         h = self._h()
+        if sequence is not None:
+            sequence = _int_in("sequence", sequence, 0, _U32_MAX)
+        if timestamp_ns is not None:
+            timestamp_ns = _int_in("timestamp_ns", timestamp_ns, 0, _U64_MAX)
         data = np.ascontiguousarray(array, dtype=np.uint8).reshape(-1)
         fcc = _fourcc(fourcc)
         name = fourcc_str(fcc)
@@ -2933,10 +3111,18 @@ class Session:
             f.plane_count = len(layout)
         if sequence is None:
             sequence = self._push_sequence
-        self._push_sequence = (int(sequence) + 1) & _U32_MAX
-        f.sequence = int(sequence) & _U32_MAX
-        f.timestamp_ns = _time.monotonic_ns() if timestamp_ns is None else int(timestamp_ns)
-        _check(_lib.camcore_session_push_frame(h, byref(f)), "camcore_session_push_frame")
+        self._push_sequence = (sequence + 1) & _U32_MAX  # the next default wraps as V4L2's does
+        f.sequence = sequence
+        f.timestamp_ns = _time.monotonic_ns() if timestamp_ns is None else timestamp_ns
+        # The sink runs on this thread during the call; a view it keeps of the
+        # pushed frame keeps `data` (camcore cannot retain the app's memory).
+        prev = getattr(_push_tls, "array", None)
+        _push_tls.array = data
+        try:
+            status = _lib.camcore_session_push_frame(h, byref(f))
+        finally:
+            _push_tls.array = prev
+        _check(status, "camcore_session_push_frame")
 
     # -- device events (S24) --
     def set_device_callbacks(self, on_selected=None, on_error=None, on_connected=None,
@@ -2952,6 +3138,8 @@ class Session:
         h = self._h()
         fns = {"on_selected": on_selected, "on_error": on_error, "on_connected": on_connected,
                "on_disconnected": on_disconnected, "on_stall": on_stall}
+        for k, v in fns.items():
+            _callable(k, v)
         old = self._device_token
         if all(v is None for v in fns.values()):
             status = _lib.camcore_session_set_device_callbacks(h, None)
@@ -3067,7 +3255,7 @@ def _manager_session(self: "Manager", device_id: Optional[str] = None, width: in
     cfg = camcore_session_config()
     _lib.camcore_session_config_init(byref(cfg))
     cfg.struct_size = sizeof(camcore_session_config)
-    cfg.device_id = device_id.encode("utf-8") if device_id is not None else None
+    cfg.device_id = _cstr("device_id", device_id) if device_id is not None else None
     cfg.preference = _session_preference(width, height, min_fps, max_fps, output)
     cfg.return_to_reconnected_device = 1 if return_to_reconnected_device else 0
     out = _session_p()
