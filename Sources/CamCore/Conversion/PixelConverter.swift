@@ -93,7 +93,10 @@ final class PixelConverter: @unchecked Sendable {
     private let jpegSteps: [PixelLayout: [Step]]
     private let scratch: UnsafeMutableRawPointer?
     private let jpegScratch: UnsafeMutableRawPointer?
-    private let tj: tjhandle?
+    /// The TurboJPEG decompressor; re-created after a frame it rejected
+    /// (see `resetDecoder`), nil when that failed (out of memory).
+    private var tj: tjhandle?
+    private let decodesJPEG: Bool
     private let tjPlanes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
     private let tjStrides: UnsafeMutablePointer<Int32>
 
@@ -157,7 +160,7 @@ final class PixelConverter: @unchecked Sendable {
                 tjPlanes.deallocate(); tjStrides.deallocate()
                 throw .noMemory("TurboJPEG: \(String(cString: tjGetErrorStr2(nil)))")
             }
-            tj = handle
+            tj = handle; decodesJPEG = true
         } else {
             guard let (from, swap) = PixelLayout.source(source) else {
                 tjPlanes.deallocate(); tjStrides.deallocate()
@@ -171,7 +174,7 @@ final class PixelConverter: @unchecked Sendable {
             let (buffer, images) = Self.allocateScratch([plan], width, height)
             scratch = buffer
             steps = Self.steps(plan, images[0])
-            jpegSteps = [:]; jpegScratch = nil; tj = nil
+            jpegSteps = [:]; jpegScratch = nil; tj = nil; decodesJPEG = false
             route = plan.map(\.name)
         }
     }
@@ -191,7 +194,7 @@ final class PixelConverter: @unchecked Sendable {
     func convert(_ frame: Frame, into destination: UnsafeMutableRawPointer) -> Bool {
         guard frame.fourcc == source, frame.width == width, frame.height == height else { return false }
         let out = targetLayout.image(destination, width, height)
-        if tj != nil { return decodeJPEG(frame.plane(0), into: out) }
+        if decodesJPEG { return decodeJPEG(frame.plane(0), into: out) }
         guard let input = inputImage(frame) else { return false }
         return run(steps, input, out)
     }
@@ -274,6 +277,7 @@ final class PixelConverter: @unchecked Sendable {
     // MARK: - MJPEG
 
     private func decodeJPEG(_ plane: Plane, into destination: PixelImage) -> Bool {
+        if tj == nil { tj = tjInitDecompress() }  // the last re-creation failed: try again
         guard let tj, let base = plane.base, plane.length > 4 else { return false }
         let jpeg = UnsafePointer(base.assumingMemoryBound(to: UInt8.self))
         // Drop zero padding after the image; a JPEG without its end marker is truncated.
@@ -283,8 +287,12 @@ final class PixelConverter: @unchecked Sendable {
             return false
         }
         var w: Int32 = 0, h: Int32 = 0, subsamp: Int32 = -1, colorspace: Int32 = -1
-        guard accept(tjDecompressHeader3(tj, jpeg, UInt(size), &w, &h, &subsamp, &colorspace)),
-              Int(w) == width, Int(h) == height else { return false }
+        guard accept(tjDecompressHeader3(tj, jpeg, UInt(size), &w, &h, &subsamp, &colorspace)) else { return false }
+        guard Int(w) == width, Int(h) == height else {
+            // Its tables stay in the decompressor: another stream, start afresh.
+            resetDecoder()
+            return false
+        }
         let flags = CC_TJFLAG_LIMITSCANS
 
         if targetLayout.isRGB {
@@ -312,14 +320,20 @@ final class PixelConverter: @unchecked Sendable {
         // TurboJPEG writes whole sampling units: the luma plane is padded to
         // them (one more column and row at odd 4:2:0 sizes).
         let yw = tjPlaneWidth(0, w, subsamp), yh = tjPlaneHeight(0, h, subsamp)
-        guard yw >= w, yh >= h, Int(yw) <= (width + 3) & ~3, Int(yh) <= (height + 1) & ~1 else { return false }
+        guard yw >= w, yh >= h, Int(yw) <= (width + 3) & ~3, Int(yh) <= (height + 1) & ~1 else {
+            resetDecoder()
+            return false
+        }
         if subsamp == Int32(TJSAMP_420.rawValue) && targetLayout == .i420 && yw == w && yh == h {
             return decodeYUV(jpeg, size, into: destination, subsamp: subsamp, flags: flags)
         }
         var image = PixelImage(p0: scratch.assumingMemoryBound(to: UInt8.self), s0: yw)
         if decoded != .i400 {
             let cw = tjPlaneWidth(1, w, subsamp), chh = tjPlaneHeight(1, h, subsamp)
-            guard cw > 0, chh > 0, cw <= w, chh <= h else { return false }
+            guard cw > 0, chh > 0, cw <= w, chh <= h else {
+                resetDecoder()
+                return false
+            }
             let u = scratch + Int(yw * yh)
             image.p1 = u.assumingMemoryBound(to: UInt8.self); image.s1 = cw
             image.p2 = (u + Int(cw * chh)).assumingMemoryBound(to: UInt8.self); image.s2 = cw
@@ -353,11 +367,27 @@ final class PixelConverter: @unchecked Sendable {
     /// them and warns "Corrupt JPEG data: N extraneous bytes before marker".
     /// Any other warning (premature end of data, bad Huffman code) means
     /// part of the picture is grey filler: corrupt.
+    /// A rejected frame resets the decompressor (`resetDecoder`).
     private func accept(_ result: Int32) -> Bool {
         if result == 0 { return true }
-        guard let tj, tjGetErrorCode(tj) == Int32(TJERR_WARNING.rawValue),
-              let message = tjGetErrorStr2(tj) else { return false }
-        return strstr(message, "extraneous bytes before marker") != nil
+        if let tj, tjGetErrorCode(tj) == Int32(TJERR_WARNING.rawValue), let message = tjGetErrorStr2(tj),
+           strstr(message, "extraneous bytes before marker") != nil { return true }
+        resetDecoder()
+        return false
+    }
+
+    /// Replaces the decompressor after a frame it rejected, so that a bad
+    /// frame costs that frame only. libjpeg keeps a stream's Huffman and
+    /// quantization tables in the decompressor for the next stream (JPEG
+    /// "abbreviated" streams; ITU T.81 B.5) and supplies the standard
+    /// Huffman tables only where none is held. UVC cameras send MJPEG
+    /// without DHT (AVI1: the standard tables), so one frame with a bogus
+    /// DHT ("Bogus Huffman table definition") used to leave its table
+    /// there and every later frame was rejected with it. Only at error
+    /// time: a clean decode keeps the decompressor (no allocation per frame).
+    private func resetDecoder() {
+        if let tj { tjDestroy(tj) }
+        tj = tjInitDecompress()
     }
 
     // MARK: - Scratch

@@ -643,6 +643,80 @@ struct PixelConverterTests {
         #expect(try convertJPEG(cut, w, h, to: "RGB3") == nil)
     }
 
+    // MARK: MJPEG: bad frames (SPEC S26)
+
+    /// The offset of each marker segment before the first scan's data:
+    /// (offset of its 0xFF, marker byte, bytes including the marker).
+    static func segments(_ jpeg: [UInt8]) -> [(at: Int, marker: UInt8, bytes: Int)] {
+        var list: [(Int, UInt8, Int)] = [(0, 0xD8, 2)]
+        var i = 2
+        while i + 4 <= jpeg.count, jpeg[i] == 0xFF {
+            let m = jpeg[i + 1], n = 2 + (Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3]))
+            list.append((i, m, n))
+            if m == 0xDA { break }
+            i += n
+        }
+        return list
+    }
+
+    /// `jpeg` with `bytes` inserted before the first marker `marker`.
+    static func insert(_ bytes: [UInt8], before marker: UInt8, in jpeg: [UInt8]) -> [UInt8] {
+        let at = marker == 0xD9 ? jpeg.count - 2 : segments(jpeg).first { $0.marker == marker }!.at
+        return Array(jpeg[..<at]) + bytes + Array(jpeg[at...])
+    }
+
+    /// `jpeg` without its DHT segments, as UVC cameras send MJPEG (AVI1:
+    /// the decoder supplies the standard tables TurboJPEG encodes with).
+    static func withoutHuffmanTables(_ jpeg: [UInt8]) -> [UInt8] {
+        var out = jpeg
+        for s in segments(jpeg).reversed() where s.marker == 0xC4 { out.removeSubrange(s.at..<(s.at + s.bytes)) }
+        return out
+    }
+
+    /// Decodes each frame with one converter; nil where `convert` refused it.
+    static func decodeAll(_ c: PixelConverter, _ frames: [[UInt8]]) -> [[UInt8]?] {
+        frames.map { bytes in
+            let src = TestBytes(bytes)
+            let out = TestBytes(c.outputBytes, fill: 0xEE)
+            let ok = withExtendedLifetime(src) {
+                c.convert(testFrame(.mjpeg, c.width, c.height, [Plane(base: src.raw, stride: 0, length: bytes.count)]),
+                          into: out.raw)
+            }
+            return ok ? out.array : nil
+        }
+    }
+
+    @Test func test_S26_mjpeg_a_bad_frame_costs_that_frame_only() throws {
+        let w = 320, h = 240
+        let full = Self.jpeg(Self.picture(w, h, noise: 6), w, h, subsamp: TJSAMP_422)
+        // Camera frames: no DHT (the standard tables). The bad frame's DC
+        // table has 3 codes of length 1: "Bogus Huffman table definition".
+        let good = Self.withoutHuffmanTables(full)
+        var bogus = full
+        let dht = Self.segments(full).first { $0.marker == 0xC4 }!
+        let counts = dht.at + 5  // after FF C4, the length and Tc/Th
+        #expect(full[dht.at + 4] == 0x00, "the first DHT is DC table 0")
+        bogus[counts] = 3; bogus[counts + 1] = 0
+        bogus[counts + 2] = UInt8(Int(full[counts + 1]) + Int(full[counts + 2]) - 3 + Int(full[counts]))
+        let others: [[UInt8]] = [
+            bogus,
+            Array(full[..<(full.count / 2)]) + [0xFF, 0xD9],
+            [0xFF, 0xD8] + TestBytes(3000, seed: 5).array + [0xFF, 0xD9],
+            Self.insert([0xFF, 0xC4, 0x00, 0x03, 0x55], before: 0xDA, in: good),  // a DHT cut short
+        ]
+        for target in Self.targets {
+            for (n, bad) in others.enumerated() {
+                let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+                let out = Self.decodeAll(c, [good, bad] + Array(repeating: good, count: 5))
+                let first = try #require(out[0], "\(target)")
+                #expect(out[1] == nil ? true : false, "\(target): bad frame \(n) is corrupt")
+                for (i, o) in out.enumerated().dropFirst(2) {
+                    #expect(o == first ? true : false, "\(target): valid frame \(i) after bad frame \(n) decodes as the first")
+                }
+            }
+        }
+    }
+
     @Test func test_S8_mjpeg_mutations_never_crash() throws {
         let w = 64, h = 48
         let jpeg = Self.jpeg(Self.picture(w, h, noise: 10), w, h, subsamp: TJSAMP_420, quality: 80)
