@@ -643,7 +643,7 @@ struct PixelConverterTests {
         #expect(try convertJPEG(cut, w, h, to: "RGB3") == nil)
     }
 
-    // MARK: MJPEG: bad frames (SPEC S26)
+    // MARK: MJPEG: stray bytes, corrupt scans, bad frames (SPEC S26)
 
     /// The offset of each marker segment before the first scan's data:
     /// (offset of its 0xFF, marker byte, bytes including the marker).
@@ -684,6 +684,104 @@ struct PixelConverterTests {
             }
             return ok ? out.array : nil
         }
+    }
+
+    @Test func test_S26_mjpeg_stray_bytes_with_a_corrupt_scan_are_corrupt() throws {
+        let w = 320, h = 240
+        let jpeg = Self.jpeg(Self.picture(w, h, noise: 6), w, h, subsamp: TJSAMP_422)
+        let sos = Self.segments(jpeg).last!
+        let scanStart = sos.at + sos.bytes
+        // The scan cut to a third and closed with EOI, or broken by a
+        // marker in its middle: TurboJPEG warns, the rest is grey filler.
+        let cut = Array(jpeg[..<(scanStart + (jpeg.count - scanStart) / 3)]) + [0xFF, 0xD9]
+        var broken = jpeg
+        broken[scanStart + 2000] = 0xFF; broken[scanStart + 2001] = 0xD5
+        for target in Self.targets {
+            let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+            for (name, bad) in [("cut", cut), ("broken", broken)] {
+                for marker: UInt8 in [0xDB, 0xC0, 0xC4, 0xDA] {
+                    let frame = Self.insert([0x00, 0x12, 0x34], before: marker, in: bad)
+                    #expect(Self.decodeAll(c, [frame])[0] == nil ? true : false,
+                            "\(target): stray bytes before 0x\(String(marker, radix: 16)), scan \(name)")
+                }
+                #expect(Self.decodeAll(c, [bad])[0] == nil ? true : false, "\(target): scan \(name)")
+            }
+        }
+    }
+
+    @Test func test_S26_mjpeg_stray_bytes_before_markers_still_decode_the_same() throws {
+        let w = 320, h = 240
+        let jpeg = Self.jpeg(Self.picture(w, h, noise: 6), w, h, subsamp: TJSAMP_420)
+        let frames: [[UInt8]] = [
+            jpeg,
+            Self.insert([0x12, 0x34], before: 0xD9, in: jpeg),                        // the common camera quirk
+            Self.insert([0x00, 0x00, 0x00, 0x00], before: 0xD9, in: jpeg),
+            Self.insert([0x55], before: 0xDB, in: jpeg),                               // between header segments
+            Self.insert([0xFF, 0x00, 0x07], before: 0xC4, in: jpeg),                   // FF00 outside a scan is stray too
+            Self.insert([0x01, 0x02, 0x03], before: 0xDA, in: Self.insert([0x09], before: 0xD9, in: jpeg)),
+            Self.insert([0xFF, 0xFF, 0xFF], before: 0xDB, in: jpeg),                   // fill bytes: legal, no warning
+            Self.withoutHuffmanTables(Self.insert([0xAB], before: 0xC0, in: jpeg)),
+        ]
+        for target in Self.targets {
+            let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+            let out = Self.decodeAll(c, frames)
+            let first = try #require(out[0], "\(target)")
+            for (i, o) in out.enumerated() { #expect(o == first ? true : false, "\(target): frame \(i) decodes as the clean one") }
+        }
+    }
+
+    @Test func test_S26_marker_walk_finds_exactly_the_stray_bytes() throws {
+        let jpeg = Self.jpeg(Self.picture(64, 48, noise: 20), 64, 48, subsamp: TJSAMP_420, quality: 90)
+        func walk(_ bytes: [UInt8]) -> (Int, [UInt8]) {
+            var out = [UInt8](repeating: 0xEE, count: bytes.count)
+            let n = bytes.withUnsafeBufferPointer { b in
+                out.withUnsafeMutableBufferPointer { o in JPEGMarkers.strayBytes(b.baseAddress!, b.count, copyingTo: o.baseAddress!) }
+            }
+            return (n, Array(out[..<(bytes.count - n)]))
+        }
+        #expect(jpeg.contains(0xFF) && walk(jpeg) == (0, jpeg), "a clean stream: nothing found, copied as it is")
+        // Before a segment, with 0xFF00 pairs and fill bytes; RST and TEM are markers.
+        let cases: [(junk: [UInt8], kept: [UInt8])] = [
+            ([0x12, 0x34], []), ([0xFF, 0x00, 0x01], []), ([0x00, 0xFF, 0xFF], [0xFF, 0xFF]),
+            ([0xFF, 0xD3, 0x07], [0xFF, 0xD3]), ([0xFF, 0x01], [0xFF, 0x01]),
+        ]
+        for (junk, kept) in cases {
+            for marker: UInt8 in [0xDB, 0xC4, 0xDA] {
+                let (found, copy) = walk(Self.insert(junk, before: marker, in: jpeg))
+                let want = Self.insert(kept, before: marker, in: jpeg)
+                #expect(found == junk.count - kept.count, "\(junk) before 0x\(String(marker, radix: 16))")
+                #expect(copy == want ? true : false, "\(junk) before 0x\(String(marker, radix: 16)): the copy")
+            }
+        }
+        // Bytes after a scan's data look like scan data: not found (libjpeg tells them after the decode).
+        #expect(walk(Self.insert([0x12, 0x34], before: 0xD9, in: jpeg)).0 == 0)
+        // Garbage lengths stop the walk; nothing is read past the end.
+        #expect(walk([0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xFF, 0xFF, 0xD9]).0 == 0)
+        #expect(walk([0xFF, 0xD8, 0x01, 0x02]).0 == 2)
+    }
+
+    @Test(.enabled(if: getenv("CAMCORE_BENCH") != nil))
+    func bench_S26_marker_walk_640x480() throws {
+        let w = 640, h = 480
+        let jpeg = Self.jpeg(Self.picture(w, h, noise: 12), w, h, subsamp: TJSAMP_422, quality: 85)
+        let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: .i420)
+        let src = TestBytes(jpeg), out = TestBytes(c.outputBytes)
+        let frame = testFrame(.mjpeg, w, h, [Plane(base: src.raw, stride: 0, length: jpeg.count)])
+        func best(_ body: () -> Void) -> Double {
+            var b = Double.infinity
+            for _ in 0..<7 {
+                var n = 0
+                let start = Self.now()
+                while Self.now() - start < 0.3 { body(); n += 1 }
+                b = min(b, (Self.now() - start) / Double(n))
+            }
+            return b
+        }
+        var sum = 0
+        let walk = best { sum &+= JPEGMarkers.strayBytes(UnsafePointer(src.p), jpeg.count) }
+        let decode = best { precondition(c.convert(frame, into: out.raw)) }
+        print("bench marker walk 640x480 (\(jpeg.count / 1024) KiB): \(Int(walk * 1e9)) ns/frame; "
+              + "convert to I420 \(Int(decode * 1e9)) ns/frame (\(sum))")
     }
 
     @Test func test_S26_mjpeg_a_bad_frame_costs_that_frame_only() throws {
