@@ -31,13 +31,33 @@ import Glibc
 /// is searched for 0xFF with memchr. It stops where the structure breaks
 /// (a length past the end, a second SOI): from there on the stream is left
 /// as it is and TurboJPEG reports the error.
+///
+/// The walk also notes which tables the stream defines (`Walk.tables`):
+/// libjpeg keeps Huffman and quantization tables from one stream to the
+/// next in the same decompressor (T.81 B.5 "abbreviated" streams), and
+/// MJPEG frames without DHT mean the standard Huffman tables (AVI1, UVC),
+/// which libjpeg-turbo supplies only into slots that hold none.
 enum JPEGMarkers {
-    /// The number of stray bytes in `jpeg` (SOI at its start, checked by
-    /// the caller). With `output` (at least `size` bytes), also writes the
-    /// stream without them there: `size` minus the result bytes.
+    struct Walk {
+        /// Stray bytes found.
+        var stray = 0
+        /// Table slots the stream defines: bits 0–3 quantization tables
+        /// 0–3, bits 4–7 DC Huffman tables 0–3, bits 8–11 AC tables 0–3.
+        var tables: UInt16 = 0
+    }
+
+    /// The number of stray bytes in `jpeg` (see `walk`).
     static func strayBytes(_ jpeg: UnsafePointer<UInt8>, _ size: Int,
                            copyingTo output: UnsafeMutablePointer<UInt8>? = nil) -> Int {
-        var stray = 0
+        walk(jpeg, size, copyingTo: output).stray
+    }
+
+    /// Walks `jpeg` (SOI at its start, checked by the caller). With
+    /// `output` (at least `size` bytes), also writes the stream without
+    /// its stray bytes there: `size` minus `stray` bytes.
+    static func walk(_ jpeg: UnsafePointer<UInt8>, _ size: Int,
+                     copyingTo output: UnsafeMutablePointer<UInt8>? = nil) -> Walk {
+        var stray = 0, tables: UInt16 = 0
         var i = 2           // after SOI
         var copied = 0      // input bytes before this are written (or skipped)
         var written = 0
@@ -80,6 +100,7 @@ enum JPEGMarkers {
                 guard i + 2 <= size else { break walk }
                 let length = Int(jpeg[i]) << 8 | Int(jpeg[i + 1])
                 guard length >= 2, i + length <= size else { break walk }
+                if m == 0xDB || m == 0xC4 { tables |= tableSlots(m, jpeg + i + 2, length - 2) }
                 i += length
                 guard m == 0xDA else { continue walk }
                 // SOS: the scan's entropy-coded data run to the next marker
@@ -96,6 +117,27 @@ enum JPEGMarkers {
             }
         }
         if let output, size > copied { memcpy(output + written, jpeg + copied, size - copied) }
-        return stray
+        return Walk(stray: stray, tables: tables)
+    }
+
+    /// The slots (as `Walk.tables`) a DQT or DHT payload of `n` bytes fills
+    /// (T.81 B.2.4.1: Pq/Tq then 64 or 128 bytes; B.2.4.2: Tc/Th, 16
+    /// counts, then that many values). Slots past 3 are libjpeg errors.
+    private static func tableSlots(_ marker: UInt8, _ p: UnsafePointer<UInt8>, _ n: Int) -> UInt16 {
+        var slots: UInt16 = 0, k = 0
+        while k < n {
+            let kind = p[k] >> 4, slot = Int(p[k] & 0x0F)
+            if marker == 0xDB {
+                if slot < 4 { slots |= 1 << slot }
+                k += 1 + (kind == 0 ? 64 : 128)
+            } else {
+                guard k + 17 <= n else { break }
+                if slot < 4 && kind < 2 { slots |= 1 << (4 + 4 * Int(kind) + slot) }
+                var count = 0
+                for c in 1...16 { count += Int(p[k + c]) }
+                k += 17 + count
+            }
+        }
+        return slots
     }
 }

@@ -108,6 +108,9 @@ final class PixelConverter: @unchecked Sendable {
     /// (JPEGMarkers), grown only when such a frame is bigger than any before.
     private var cleanJPEG: UnsafeMutablePointer<UInt8>?
     private var cleanCapacity = 0
+    /// Table slots (JPEGMarkers.Walk.tables) the decompressor holds from
+    /// the frames since it was created.
+    private var heldTables: UInt16 = 0
     private let tjPlanes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
     private let tjStrides: UnsafeMutablePointer<Int32>
 
@@ -289,8 +292,7 @@ final class PixelConverter: @unchecked Sendable {
     // MARK: - MJPEG
 
     private func decodeJPEG(_ plane: Plane, into destination: PixelImage) -> Bool {
-        if tj == nil { tj = tjInitDecompress() }  // the last re-creation failed: try again
-        guard let tj, let base = plane.base, plane.length > 4 else { return false }
+        guard let base = plane.base, plane.length > 4 else { return false }
         var jpeg = UnsafePointer(base.assumingMemoryBound(to: UInt8.self))
         // Drop zero padding after the image; a JPEG without its end marker is truncated.
         var size = plane.length
@@ -298,9 +300,17 @@ final class PixelConverter: @unchecked Sendable {
         guard jpeg[0] == 0xFF, jpeg[1] == 0xD8, jpeg[size - 2] == 0xFF, jpeg[size - 1] == 0xD9 else {
             return false
         }
+        let walk = JPEGMarkers.walk(jpeg, size)
+        // A frame must decode as on its own: one that leaves out a table the
+        // decompressor holds from an earlier frame (a DHT-less camera frame
+        // after one with its own tables) gets a fresh decompressor, so that
+        // libjpeg-turbo supplies the standard tables. Once per change of
+        // kind; a camera sends its frames all one way.
+        if heldTables & ~walk.tables != 0 { resetDecoder() }
+        heldTables |= walk.tables
         // Stray bytes before a marker: decode the stream without them, so
         // that any warning TurboJPEG gives is about the picture (`accept`).
-        let stray = JPEGMarkers.strayBytes(jpeg, size)
+        let stray = walk.stray
         if stray > 0 {
             if cleanCapacity < size {
                 cleanJPEG?.deallocate()
@@ -311,6 +321,8 @@ final class PixelConverter: @unchecked Sendable {
             _ = JPEGMarkers.strayBytes(jpeg, size, copyingTo: clean)
             jpeg = UnsafePointer(clean); size -= stray
         }
+        if tj == nil { tj = tjInitDecompress() }  // the last re-creation failed: try again
+        guard let tj else { return false }
         var w: Int32 = 0, h: Int32 = 0, subsamp: Int32 = -1, colorspace: Int32 = -1
         guard accept(tjDecompressHeader3(tj, jpeg, UInt(size), &w, &h, &subsamp, &colorspace)) else { return false }
         guard Int(w) == width, Int(h) == height else {
@@ -425,6 +437,7 @@ final class PixelConverter: @unchecked Sendable {
     private func resetDecoder() {
         if let tj { tjDestroy(tj) }
         tj = tjInitDecompress()
+        heldTables = 0
     }
 
     // MARK: - Scratch

@@ -755,9 +755,39 @@ struct PixelConverterTests {
         }
         // Bytes after a scan's data look like scan data: not found (libjpeg tells them after the decode).
         #expect(walk(Self.insert([0x12, 0x34], before: 0xD9, in: jpeg)).0 == 0)
+        // The tables a stream defines: DQT 0-1, DC 0-1, AC 0-1; a UVC frame only its DQTs.
+        let tables = jpeg.withUnsafeBufferPointer { JPEGMarkers.walk($0.baseAddress!, $0.count).tables }
+        let uvc = Self.withoutHuffmanTables(jpeg)
+        #expect(tables == 0x333)
+        #expect(uvc.withUnsafeBufferPointer { JPEGMarkers.walk($0.baseAddress!, $0.count).tables } == 0x003)
         // Garbage lengths stop the walk; nothing is read past the end.
         #expect(walk([0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xFF, 0xFF, 0xD9]).0 == 0)
         #expect(walk([0xFF, 0xD8, 0x01, 0x02]).0 == 2)
+    }
+
+    @Test func test_S26_mjpeg_a_frame_without_tables_does_not_use_the_last_frames() throws {
+        let w = 320, h = 240
+        let pic = Self.picture(w, h, noise: 6)
+        // A progressive JPEG carries optimized Huffman tables; camera frames
+        // without DHT mean the standard ones, whatever came before.
+        let tjc = tjInitCompress()
+        defer { tjDestroy(tjc) }
+        var buf: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        #expect(tjCompress2(tjc, pic.p, Int32(w), Int32(3 * w), Int32(h), Int32(TJPF_RGB.rawValue), &buf, &size,
+                            Int32(TJSAMP_420.rawValue), 90, 16384 /* TJFLAG_PROGRESSIVE */) == 0)
+        let progressive = Array(UnsafeBufferPointer(start: buf, count: Int(size)))
+        tjFree(buf)
+        let good = Self.withoutHuffmanTables(Self.jpeg(pic, w, h, subsamp: TJSAMP_420))
+        for target in Self.targets {
+            let fresh = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+            let want = try #require(Self.decodeAll(fresh, [good])[0], "\(target)")
+            let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+            let out = Self.decodeAll(c, [progressive, good, good])
+            #expect(out[0] != nil, "\(target): the progressive JPEG decodes")
+            #expect(out[1] == want ? true : false, "\(target): the frame after it decodes with the standard tables")
+            #expect(out[2] == want ? true : false, "\(target)")
+        }
     }
 
     @Test(.enabled(if: getenv("CAMCORE_BENCH") != nil))
