@@ -68,8 +68,8 @@ import Glibc
 /// per-decode pools aside; the copy of an MJPEG frame without its stray
 /// bytes grows when such a frame is bigger than any before; a rejected
 /// frame re-creates the TurboJPEG handle). Finding stray bytes is one pass
-/// over the JPEG: ~4.5 µs for an 84 KB 640x480 frame, against ~1.7 ms to
-/// decode it (0.3%). One converter serves one capture thread: calls
+/// over the JPEG: ~5 µs for an 84 KB 640x480 frame, against 1.4–1.7 ms to
+/// decode it (0.3%; `bench_S26_marker_walk_640x480`). One converter serves one capture thread: calls
 /// to `convert` must not overlap (the scratch buffers and the TurboJPEG
 /// handle are shared state); the object may be handed between threads.
 final class PixelConverter: @unchecked Sendable {
