@@ -643,6 +643,208 @@ struct PixelConverterTests {
         #expect(try convertJPEG(cut, w, h, to: "RGB3") == nil)
     }
 
+    // MARK: MJPEG: stray bytes, corrupt scans, bad frames (SPEC S26)
+
+    /// The offset of each marker segment before the first scan's data:
+    /// (offset of its 0xFF, marker byte, bytes including the marker).
+    static func segments(_ jpeg: [UInt8]) -> [(at: Int, marker: UInt8, bytes: Int)] {
+        var list: [(Int, UInt8, Int)] = [(0, 0xD8, 2)]
+        var i = 2
+        while i + 4 <= jpeg.count, jpeg[i] == 0xFF {
+            let m = jpeg[i + 1], n = 2 + (Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3]))
+            list.append((i, m, n))
+            if m == 0xDA { break }
+            i += n
+        }
+        return list
+    }
+
+    /// `jpeg` with `bytes` inserted before the first marker `marker`.
+    static func insert(_ bytes: [UInt8], before marker: UInt8, in jpeg: [UInt8]) -> [UInt8] {
+        let at = marker == 0xD9 ? jpeg.count - 2 : segments(jpeg).first { $0.marker == marker }!.at
+        return Array(jpeg[..<at]) + bytes + Array(jpeg[at...])
+    }
+
+    /// `jpeg` without its DHT segments, as UVC cameras send MJPEG (AVI1:
+    /// the decoder supplies the standard tables TurboJPEG encodes with).
+    static func withoutHuffmanTables(_ jpeg: [UInt8]) -> [UInt8] {
+        var out = jpeg
+        for s in segments(jpeg).reversed() where s.marker == 0xC4 { out.removeSubrange(s.at..<(s.at + s.bytes)) }
+        return out
+    }
+
+    /// Decodes each frame with one converter; nil where `convert` refused it.
+    static func decodeAll(_ c: PixelConverter, _ frames: [[UInt8]]) -> [[UInt8]?] {
+        frames.map { bytes in
+            let src = TestBytes(bytes)
+            let out = TestBytes(c.outputBytes, fill: 0xEE)
+            let ok = withExtendedLifetime(src) {
+                c.convert(testFrame(.mjpeg, c.width, c.height, [Plane(base: src.raw, stride: 0, length: bytes.count)]),
+                          into: out.raw)
+            }
+            return ok ? out.array : nil
+        }
+    }
+
+    @Test func test_S26_mjpeg_stray_bytes_with_a_corrupt_scan_are_corrupt() throws {
+        let w = 320, h = 240
+        let jpeg = Self.jpeg(Self.picture(w, h, noise: 6), w, h, subsamp: TJSAMP_422)
+        let sos = Self.segments(jpeg).last!
+        let scanStart = sos.at + sos.bytes
+        // The scan cut to a third and closed with EOI, or broken by a
+        // marker in its middle: TurboJPEG warns, the rest is grey filler.
+        let cut = Array(jpeg[..<(scanStart + (jpeg.count - scanStart) / 3)]) + [0xFF, 0xD9]
+        var broken = jpeg
+        broken[scanStart + 2000] = 0xFF; broken[scanStart + 2001] = 0xD5
+        for target in Self.targets {
+            let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+            for (name, bad) in [("cut", cut), ("broken", broken)] {
+                for marker: UInt8 in [0xDB, 0xC0, 0xC4, 0xDA] {
+                    let frame = Self.insert([0x00, 0x12, 0x34], before: marker, in: bad)
+                    #expect(Self.decodeAll(c, [frame])[0] == nil ? true : false,
+                            "\(target): stray bytes before 0x\(String(marker, radix: 16)), scan \(name)")
+                }
+                #expect(Self.decodeAll(c, [bad])[0] == nil ? true : false, "\(target): scan \(name)")
+            }
+        }
+    }
+
+    @Test func test_S26_mjpeg_stray_bytes_before_markers_still_decode_the_same() throws {
+        let w = 320, h = 240
+        let jpeg = Self.jpeg(Self.picture(w, h, noise: 6), w, h, subsamp: TJSAMP_420)
+        let frames: [[UInt8]] = [
+            jpeg,
+            Self.insert([0x12, 0x34], before: 0xD9, in: jpeg),                        // the common camera quirk
+            Self.insert([0x00, 0x00, 0x00, 0x00], before: 0xD9, in: jpeg),
+            Self.insert([0x55], before: 0xDB, in: jpeg),                               // between header segments
+            Self.insert([0xFF, 0x00, 0x07], before: 0xC4, in: jpeg),                   // FF00 outside a scan is stray too
+            Self.insert([0x01, 0x02, 0x03], before: 0xDA, in: Self.insert([0x09], before: 0xD9, in: jpeg)),
+            Self.insert([0xFF, 0xFF, 0xFF], before: 0xDB, in: jpeg),                   // fill bytes: legal, no warning
+            Self.withoutHuffmanTables(Self.insert([0xAB], before: 0xC0, in: jpeg)),
+        ]
+        for target in Self.targets {
+            let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+            let out = Self.decodeAll(c, frames)
+            let first = try #require(out[0], "\(target)")
+            for (i, o) in out.enumerated() { #expect(o == first ? true : false, "\(target): frame \(i) decodes as the clean one") }
+        }
+    }
+
+    @Test func test_S26_marker_walk_finds_exactly_the_stray_bytes() throws {
+        let jpeg = Self.jpeg(Self.picture(64, 48, noise: 20), 64, 48, subsamp: TJSAMP_420, quality: 90)
+        func walk(_ bytes: [UInt8]) -> (Int, [UInt8]) {
+            var out = [UInt8](repeating: 0xEE, count: bytes.count)
+            let n = bytes.withUnsafeBufferPointer { b in
+                out.withUnsafeMutableBufferPointer { o in JPEGMarkers.strayBytes(b.baseAddress!, b.count, copyingTo: o.baseAddress!) }
+            }
+            return (n, Array(out[..<(bytes.count - n)]))
+        }
+        #expect(jpeg.contains(0xFF) && walk(jpeg) == (0, jpeg), "a clean stream: nothing found, copied as it is")
+        // Before a segment, with 0xFF00 pairs and fill bytes; RST and TEM are markers.
+        let cases: [(junk: [UInt8], kept: [UInt8])] = [
+            ([0x12, 0x34], []), ([0xFF, 0x00, 0x01], []), ([0x00, 0xFF, 0xFF], [0xFF, 0xFF]),
+            ([0xFF, 0xD3, 0x07], [0xFF, 0xD3]), ([0xFF, 0x01], [0xFF, 0x01]),
+        ]
+        for (junk, kept) in cases {
+            for marker: UInt8 in [0xDB, 0xC4, 0xDA] {
+                let (found, copy) = walk(Self.insert(junk, before: marker, in: jpeg))
+                let want = Self.insert(kept, before: marker, in: jpeg)
+                #expect(found == junk.count - kept.count, "\(junk) before 0x\(String(marker, radix: 16))")
+                #expect(copy == want ? true : false, "\(junk) before 0x\(String(marker, radix: 16)): the copy")
+            }
+        }
+        // Bytes after a scan's data look like scan data: not found (libjpeg tells them after the decode).
+        #expect(walk(Self.insert([0x12, 0x34], before: 0xD9, in: jpeg)).0 == 0)
+        // The tables a stream defines: DQT 0-1, DC 0-1, AC 0-1; a UVC frame only its DQTs.
+        let tables = jpeg.withUnsafeBufferPointer { JPEGMarkers.walk($0.baseAddress!, $0.count).tables }
+        let uvc = Self.withoutHuffmanTables(jpeg)
+        #expect(tables == 0x333)
+        #expect(uvc.withUnsafeBufferPointer { JPEGMarkers.walk($0.baseAddress!, $0.count).tables } == 0x003)
+        // Garbage lengths stop the walk; nothing is read past the end.
+        #expect(walk([0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xFF, 0xFF, 0xD9]).0 == 0)
+        #expect(walk([0xFF, 0xD8, 0x01, 0x02]).0 == 2)
+    }
+
+    @Test func test_S26_mjpeg_a_frame_without_tables_does_not_use_the_last_frames() throws {
+        let w = 320, h = 240
+        let pic = Self.picture(w, h, noise: 6)
+        // A progressive JPEG carries optimized Huffman tables; camera frames
+        // without DHT mean the standard ones, whatever came before.
+        let tjc = tjInitCompress()
+        defer { tjDestroy(tjc) }
+        var buf: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        #expect(tjCompress2(tjc, pic.p, Int32(w), Int32(3 * w), Int32(h), Int32(TJPF_RGB.rawValue), &buf, &size,
+                            Int32(TJSAMP_420.rawValue), 90, 16384 /* TJFLAG_PROGRESSIVE */) == 0)
+        let progressive = Array(UnsafeBufferPointer(start: buf, count: Int(size)))
+        tjFree(buf)
+        let good = Self.withoutHuffmanTables(Self.jpeg(pic, w, h, subsamp: TJSAMP_420))
+        for target in Self.targets {
+            let fresh = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+            let want = try #require(Self.decodeAll(fresh, [good])[0], "\(target)")
+            let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+            let out = Self.decodeAll(c, [progressive, good, good])
+            #expect(out[0] != nil, "\(target): the progressive JPEG decodes")
+            #expect(out[1] == want ? true : false, "\(target): the frame after it decodes with the standard tables")
+            #expect(out[2] == want ? true : false, "\(target)")
+        }
+    }
+
+    @Test(.enabled(if: getenv("CAMCORE_BENCH") != nil))
+    func bench_S26_marker_walk_640x480() throws {
+        let w = 640, h = 480
+        let jpeg = Self.jpeg(Self.picture(w, h, noise: 12), w, h, subsamp: TJSAMP_422, quality: 85)
+        let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: .i420)
+        let src = TestBytes(jpeg), out = TestBytes(c.outputBytes)
+        let frame = testFrame(.mjpeg, w, h, [Plane(base: src.raw, stride: 0, length: jpeg.count)])
+        func best(_ body: () -> Void) -> Double {
+            var b = Double.infinity
+            for _ in 0..<7 {
+                var n = 0
+                let start = Self.now()
+                while Self.now() - start < 0.3 { body(); n += 1 }
+                b = min(b, (Self.now() - start) / Double(n))
+            }
+            return b
+        }
+        var sum = 0
+        let walk = best { sum &+= JPEGMarkers.strayBytes(UnsafePointer(src.p), jpeg.count) }
+        let decode = best { precondition(c.convert(frame, into: out.raw)) }
+        print("bench marker walk 640x480 (\(jpeg.count / 1024) KiB): \(Int(walk * 1e9)) ns/frame; "
+              + "convert to I420 \(Int(decode * 1e9)) ns/frame (\(sum))")
+    }
+
+    @Test func test_S26_mjpeg_a_bad_frame_costs_that_frame_only() throws {
+        let w = 320, h = 240
+        let full = Self.jpeg(Self.picture(w, h, noise: 6), w, h, subsamp: TJSAMP_422)
+        // Camera frames: no DHT (the standard tables). The bad frame's DC
+        // table has 3 codes of length 1: "Bogus Huffman table definition".
+        let good = Self.withoutHuffmanTables(full)
+        var bogus = full
+        let dht = Self.segments(full).first { $0.marker == 0xC4 }!
+        let counts = dht.at + 5  // after FF C4, the length and Tc/Th
+        #expect(full[dht.at + 4] == 0x00, "the first DHT is DC table 0")
+        bogus[counts] = 3; bogus[counts + 1] = 0
+        bogus[counts + 2] = UInt8(Int(full[counts + 1]) + Int(full[counts + 2]) - 3 + Int(full[counts]))
+        let others: [[UInt8]] = [
+            bogus,
+            Array(full[..<(full.count / 2)]) + [0xFF, 0xD9],
+            [0xFF, 0xD8] + TestBytes(3000, seed: 5).array + [0xFF, 0xD9],
+            Self.insert([0xFF, 0xC4, 0x00, 0x03, 0x55], before: 0xDA, in: good),  // a DHT cut short
+        ]
+        for target in Self.targets {
+            for (n, bad) in others.enumerated() {
+                let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: FourCC(target))
+                let out = Self.decodeAll(c, [good, bad] + Array(repeating: good, count: 5))
+                let first = try #require(out[0], "\(target)")
+                #expect(out[1] == nil ? true : false, "\(target): bad frame \(n) is corrupt")
+                for (i, o) in out.enumerated().dropFirst(2) {
+                    #expect(o == first ? true : false, "\(target): valid frame \(i) after bad frame \(n) decodes as the first")
+                }
+            }
+        }
+    }
+
     @Test func test_S8_mjpeg_mutations_never_crash() throws {
         let w = 64, h = 48
         let jpeg = Self.jpeg(Self.picture(w, h, noise: 10), w, h, subsamp: TJSAMP_420, quality: 80)
