@@ -768,11 +768,23 @@ typedef struct camcore_frame {
  * frame passed in stays borrowed. Retaining a retained frame is allowed
  * and gives another pointer with its own release.
  *
+ * camcore recognises its own frame pointers by address in a table it
+ * owns and reads nothing through a pointer before it knows it is live, so
+ * a borrowed pointer kept after its callback, a released one, or a
+ * camcore_frame the app built itself (for camcore_session_push_frame())
+ * is refused without a crash. (A borrowed pointer kept past its callback
+ * names a box camcore reuses round-robin for later frames; if that box is
+ * in a callback again at the time, the retain keeps that later frame. Do
+ * not rely on stale pointers.)
+ *
  * \param frame a frame received in a frame callback (call this during the
  *              callback), or a retained frame.
- * \returns a retained frame to release with camcore_frame_release(); NULL
- *          if frame is NULL, not a camcore frame, or a borrowed frame whose
- *          callback has returned.
+ * \returns a retained frame to release with camcore_frame_release(); NULL,
+ *          with camcore_last_error_message() saying why (the
+ *          CAMCORE_E_INVALID_ARG cases): frame is NULL, not a frame from
+ *          camcore (one the app built), a borrowed frame whose callback has
+ *          returned, a released frame, or a frame the app pushed (custom
+ *          source, hook replacement), whose memory camcore does not own.
  * \threadsafety Safe from any thread.
  * \since 0.1
  */
@@ -782,9 +794,12 @@ const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
  * Releases a retained frame. The pointer must not be used afterwards.
  * It may be called after the capturer was stopped or closed.
  *
- * \param frame a pointer returned by camcore_frame_retain(); NULL and
- *              borrowed frames are ignored (the latter sets the thread's
- *              last error message).
+ * \param frame a pointer returned by camcore_frame_retain(); NULL is
+ *              ignored. Borrowed frames, frames released already and
+ *              pointers camcore did not hand out (an app-built frame) are
+ *              ignored too and set the thread's last error message
+ *              (camcore_last_error_message()); nothing is read through such
+ *              a pointer.
  * \threadsafety Safe from any thread.
  * \since 0.1
  */

@@ -15,6 +15,7 @@
  * Build:  cc -std=c99 test_synthetic.c testlib.c $(pkg-config --cflags --libs camcore) -pthread
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 
 #include "testlib.h"
 
@@ -24,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* Frame recorder: the callbacks only record; checks run in main        */
@@ -2123,6 +2126,200 @@ static void test_S31_capturer_outlives_manager(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* S23, S31: hostile and careless callers of the frame API             */
+/* ------------------------------------------------------------------ */
+
+/* Frame pointers seen by a callback, kept past it (what a careless app does). */
+#define MAX_SAVED 8
+struct saved {
+    pthread_mutex_t lock;
+    const camcore_frame *ptr[MAX_SAVED];
+    unsigned count;
+};
+
+static void save_frame(void *user_data, const camcore_frame *f)
+{
+    struct saved *s = user_data;
+
+    pthread_mutex_lock(&s->lock);
+    if (s->count < MAX_SAVED)
+        s->ptr[s->count] = f;
+    s->count++;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static unsigned saved_count(struct saved *s)
+{
+    unsigned n;
+
+    pthread_mutex_lock(&s->lock);
+    n = s->count;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+static int wait_saved(struct saved *s, unsigned n, unsigned timeout_ms)
+{
+    uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000u;
+
+    while (saved_count(s) < n && now_ns() < end)
+        sleep_ms(2);
+    return saved_count(s) >= n;
+}
+
+/* S23 + S31: a borrowed frame pointer kept after its callback is refused by
+ * camcore_frame_retain (NULL, a message) and ignored by release, between
+ * callbacks and after the capturer is gone; never a crash. In a child: the
+ * library before the fix crashed here (stale stack memory, freed pool). */
+static int child_stale_borrowed_frame(void)
+{
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 160, 120, 60);
+    unsigned round, i;
+
+    for (round = 0; round < 3; round++) {
+        struct saved s;
+        camcore_frame_callbacks cb;
+        camcore_capturer *cap = open_synthetic();
+        const camcore_frame *r;
+
+        memset(&s, 0, sizeof s);
+        pthread_mutex_init(&s.lock, NULL);
+        if (cap == NULL)
+            return 1;
+        camcore_frame_callbacks_init(&cb);
+        cb.user_data = &s;
+        cb.on_frame = save_frame;
+        CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
+        CHECK(wait_saved(&s, 6, 5000), "round %u: fewer than 6 frames", round);
+        /* While capture goes on: frame 0's callback returned long ago. */
+        r = camcore_frame_retain(s.ptr[0]);
+        CHECK(r == NULL, "round %u: retain of frame 0's pointer during capture returned %p, expected NULL",
+              round, (const void *)r);
+        CHECK(strstr(camcore_last_error_message(), "callback") != NULL,
+              "round %u: retain of a stale frame: message '%s' does not say its callback returned", round,
+              camcore_last_error_message());
+        if (r != NULL)
+            camcore_frame_release(r);
+        CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+        camcore_capturer_close(cap);
+        /* The capture thread, its stack and its buffer pool are gone. */
+        for (i = 0; i < 6 && i < MAX_SAVED; i++) {
+            r = camcore_frame_retain(s.ptr[i]);
+            CHECK(r == NULL, "round %u: retain of frame %u's pointer after close returned %p, expected NULL",
+                  round, i, (const void *)r);
+            CHECK(camcore_last_error_message()[0] != '\0', "round %u: retain of a stale frame set no message",
+                  round);
+            if (r != NULL)
+                camcore_frame_release(r);
+            camcore_frame_release(s.ptr[i]); /* ignored, with a message */
+            CHECK(strstr(camcore_last_error_message(), "camcore_frame_release") != NULL,
+                  "round %u: release of a stale borrowed frame: message '%s'", round,
+                  camcore_last_error_message());
+        }
+        pthread_mutex_destroy(&s.lock);
+    }
+    return 0;
+}
+
+/* S23 + S31: a retained frame released twice, or retained after its
+ * release: refused with a message; camcore reads no memory it freed (the
+ * ASan build of the library checks that). */
+static int child_released_frame_pointer(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 160, 120, 60);
+    camcore_frame_callbacks cb;
+    camcore_capturer *cap;
+    const camcore_frame *kept, *again;
+
+    ctx_init(c);
+    c->retain_index = 0;
+    cb = callbacks_for(c);
+    cap = open_synthetic();
+    if (cap == NULL)
+        return 1;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
+    CHECK(wait_for(c, &c->total, 3, 5000), "fewer than 3 frames");
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+    camcore_capturer_close(cap);
+    kept = c->retained_count ? c->retained[0] : NULL;
+    CHECK(kept != NULL, "camcore_frame_retain in the callback returned NULL");
+    if (kept != NULL) {
+        camcore_frame_release(kept);
+        camcore_frame_release(kept); /* again: ignored, with a message */
+        CHECK(strstr(camcore_last_error_message(), "not a retained frame") != NULL,
+              "second release: message '%s'", camcore_last_error_message());
+        again = camcore_frame_retain(kept);
+        CHECK(again == NULL, "retain of a released frame returned %p, expected NULL", (const void *)again);
+        CHECK(camcore_last_error_message()[0] != '\0', "retain of a released frame set no message");
+    }
+    ctx_destroy(c);
+    free(c);
+    return 0;
+}
+
+/* S31: retain/release of a frame the app built in its own memory (as for
+ * push_frame) read camcore's marker past the end of the app's struct: with
+ * the struct at the end of a page followed by a PROT_NONE page, that was a
+ * SIGSEGV. Now: NULL and a message, nothing read past sizeof(camcore_frame);
+ * no pointer is dereferenced before camcore knows it is its own. */
+static int child_app_frame_at_page_end(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uint8_t *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    camcore_frame *f;
+    const camcore_frame *r;
+    static uint8_t pixels[32 * 2 * 16];
+
+    if (map == MAP_FAILED || mprotect(map + page, (size_t)page, PROT_NONE) != 0) {
+        printf("     child: mmap/mprotect failed\n");
+        return 1;
+    }
+    f = (camcore_frame *)(void *)(map + page - sizeof *f);
+    memset(f, 0, sizeof *f);
+    f->struct_size = sizeof *f;
+    f->fourcc = CAMCORE_FOURCC_YUYV;
+    f->width = 32;
+    f->height = 16;
+    f->plane_count = 1;
+    f->planes[0].data = pixels;
+    f->planes[0].stride = 64;
+    f->planes[0].length = sizeof pixels;
+
+    r = camcore_frame_retain(f);
+    CHECK(r == NULL, "retain of an app-built frame returned %p, expected NULL", (const void *)r);
+    CHECK(strstr(camcore_last_error_message(), "not a frame") != NULL,
+          "retain of an app-built frame: message '%s'", camcore_last_error_message());
+    camcore_frame_release(f);
+    CHECK(strstr(camcore_last_error_message(), "camcore_frame_release") != NULL,
+          "release of an app-built frame: message '%s'", camcore_last_error_message());
+
+    /* Not even a readable pointer: the guard page itself, and a tiny address. */
+    r = camcore_frame_retain((const camcore_frame *)(const void *)(map + page));
+    CHECK(r == NULL, "retain of an unreadable address returned %p", (const void *)r);
+    camcore_frame_release((const camcore_frame *)(const void *)(map + page));
+    r = camcore_frame_retain((const camcore_frame *)(uintptr_t)16);
+    CHECK(r == NULL, "retain of address 16 returned %p", (const void *)r);
+
+    /* push_frame reads the same struct, at the page end, and no further. */
+    {
+        camcore_session_config scfg;
+        camcore_session *s = NULL;
+
+        camcore_session_config_init(&scfg);
+        scfg.device_id = g_synth_id;
+        CHECK_STATUS(camcore_session_new(g_manager, &scfg, &s), CAMCORE_OK, "session_new");
+        if (s != NULL) {
+            CHECK_STATUS(camcore_session_set_custom_source(s, 1), CAMCORE_OK, "custom source on");
+            CHECK_STATUS(camcore_session_push_frame(s, f), CAMCORE_OK, "push_frame of a frame at a page end");
+            camcore_session_free(s);
+        }
+    }
+    munmap(map, (size_t)page * 2);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
 
 static const char *setup(void)
 {
@@ -2177,10 +2374,16 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S31_null_arguments),
     TESTLIB_TEST(test_S31_bad_sizes_and_states),
     TESTLIB_TEST(test_S31_capturer_outlives_manager),
+    TESTLIB_CHILD("S23_stale_borrowed_frame", child_stale_borrowed_frame,
+                  "S23/S31 retain/release of a borrowed frame kept after its callback"),
+    TESTLIB_CHILD("S23_released_frame_pointer", child_released_frame_pointer,
+                  "S23/S31 release twice, retain after release"),
+    TESTLIB_CHILD("S31_app_frame_at_page_end", child_app_frame_at_page_end,
+                  "S31 retain/release of an app-built frame ending at a guard page"),
 };
 
 static const struct testlib_suite suite = {
-    tests, TESTLIB_COUNT(tests), 240, setup, teardown, 0, 0,
+    tests, TESTLIB_COUNT(tests), 240, setup, teardown, 20, 30,
 };
 
 int main(int argc, char **argv)
