@@ -1435,7 +1435,11 @@ typedef struct camcore_capture_hook {
      * Called for each camera frame before transmission and previews, on
      * the capture thread. To replace the frame, fill *replacement (its
      * planes point at memory of yours that stays valid until the hook is
-     * next called or removed) and return CAMCORE_HOOK_REPLACE.
+     * next called or removed) and return CAMCORE_HOOK_REPLACE. The
+     * replacement is checked as camcore_session_push_frame() checks a
+     * frame; one that fails is dropped (the camera's frame is not handed
+     * on in its place) and the reason is the capture thread's
+     * camcore_last_error_message(), readable in the next hook call.
      */
     int (*on_capture)(void *user_data, const camcore_frame *frame, camcore_frame *replacement);
 } camcore_capture_hook;
@@ -1470,9 +1474,21 @@ int camcore_session_set_custom_source(camcore_session *session, int active);
  * transmission sink on the calling thread when transmission takes frames
  * (otherwise dropped). The frame's memory is only read during the call.
  *
- * \param frame fourcc, width, height, plane_count (1–3) and planes set.
- * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad frame), CAMCORE_E_STATE
- *          (no custom source active).
+ * The frame is checked against its FourCC and size as the pixel-format
+ * table describes them (camcore_pixel_format_info()): the FourCC must be
+ * one camcore knows (an unknown one has no geometry to check and is
+ * refused); plane_count must be the format's (1 for packed and compressed
+ * formats, 2 for NV12, 3 for I420; NV24/NV42 may also come as the one
+ * plane camcore itself delivers them in); every plane needs data; for a
+ * raw format each plane's stride must be at least its row bytes and its
+ * length at least stride * (rows - 1) + row bytes; a compressed plane must
+ * not be empty. camcore reads sizeof(camcore_frame) bytes of the struct at
+ * most.
+ *
+ * \param frame fourcc, width, height, plane_count and planes set.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad frame: the message names
+ *          the plane and the sizes), CAMCORE_E_STATE (no custom source
+ *          active).
  * \threadsafety Safe from any thread, including the session's own callbacks.
  *               The transmission sink runs on the calling thread, before this
  *               returns.

@@ -30,20 +30,26 @@ enum FrameBox {
     }
 
     /// A Swift frame describing an app's C frame (custom source, hook
-    /// replacement); nil when it is malformed. Not retainable.
-    static func frame(from c: camcore_frame) -> Frame? {
-        guard Versioned.frame.accepts(c.struct_size), c.width > 0, c.height > 0,
-              (1...3).contains(c.plane_count) else { return nil }
+    /// replacement), checked against its FourCC and size (S22, S31).
+    /// Not retainable. Errors: invalidArgument naming what is wrong.
+    static func frame(from c: camcore_frame, _ fn: String) throws(CamError) -> Frame {
+        guard Versioned.frame.accepts(c.struct_size) else {
+            throw .invalidArgument("\(fn): frame->struct_size \(c.struct_size) is not sizeof(camcore_frame)")
+        }
+        guard (1...3).contains(c.plane_count) else {
+            throw .invalidArgument("\(fn): frame->plane_count \(c.plane_count) is not 1 to 3")
+        }
         let cp = [c.planes.0, c.planes.1, c.planes.2]
-        for i in 0..<Int(c.plane_count) where cp[i].data == nil || cp[i].length == 0 { return nil }
         func plane(_ i: Int) -> Plane {
             i < Int(c.plane_count) ? Plane(base: UnsafeMutableRawPointer(cp[i].data), stride: Int(cp[i].stride),
                                            length: Int(cp[i].length)) : .empty
         }
-        return Frame(fourcc: FourCC(rawValue: c.fourcc), width: Int(c.width), height: Int(c.height),
-                     planeCount: Int(c.plane_count), planes: (plane(0), plane(1), plane(2)),
-                     timestampNs: c.timestamp_ns, sequence: c.sequence,
-                     flags: FrameFlags(rawValue: c.flags), droppedBefore: c.dropped_before)
+        let f = Frame(fourcc: FourCC(rawValue: c.fourcc), width: Int(c.width), height: Int(c.height),
+                      planeCount: Int(c.plane_count), planes: (plane(0), plane(1), plane(2)),
+                      timestampNs: c.timestamp_ns, sequence: c.sequence,
+                      flags: FrameFlags(rawValue: c.flags), droppedBefore: c.dropped_before)
+        do { try f.checkDescription() } catch { throw .invalidArgument("\(fn): \(error.message)") }
+        return f
     }
 }
 
