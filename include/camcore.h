@@ -784,7 +784,8 @@ typedef struct camcore_frame {
  *          CAMCORE_E_INVALID_ARG cases): frame is NULL, not a frame from
  *          camcore (one the app built), a borrowed frame whose callback has
  *          returned, a released frame, or a frame the app pushed (custom
- *          source, hook replacement), whose memory camcore does not own.
+ *          source, hook replacement), whose memory camcore does not own;
+ *          also when 16384 retained frames are held already.
  * \threadsafety Safe from any thread.
  * \since 0.1
  */

@@ -241,6 +241,12 @@ enum FrameBoxes {
         /// for its next generation.
         @inline(__always)
         func retire(_ b: Box) {
+            // Usually nobody has it pinned: one CAS, live -> free.
+            let st = state(b.index)
+            let s = st.pointee.load(ordering: .relaxed)
+            if s & Self.pinMask == 0,
+               st.pointee.compareExchange(expected: s, desired: ((s >> 32) &+ 1) << 32,
+                                          ordering: .acquiringAndReleasing).exchanged { return }
             _ = take(b, expecting: nil)
             free(b)
         }
