@@ -768,11 +768,24 @@ typedef struct camcore_frame {
  * frame passed in stays borrowed. Retaining a retained frame is allowed
  * and gives another pointer with its own release.
  *
+ * camcore recognises its own frame pointers by address in a table it
+ * owns and reads nothing through a pointer before it knows it is live, so
+ * a borrowed pointer kept after its callback, a released one, or a
+ * camcore_frame the app built itself (for camcore_session_push_frame())
+ * is refused without a crash. (A borrowed pointer kept past its callback
+ * names a box camcore reuses round-robin for later frames; if that box is
+ * in a callback again at the time, the retain keeps that later frame. Do
+ * not rely on stale pointers.)
+ *
  * \param frame a frame received in a frame callback (call this during the
  *              callback), or a retained frame.
- * \returns a retained frame to release with camcore_frame_release(); NULL
- *          if frame is NULL, not a camcore frame, or a borrowed frame whose
- *          callback has returned.
+ * \returns a retained frame to release with camcore_frame_release(); NULL,
+ *          with camcore_last_error_message() saying why (the
+ *          CAMCORE_E_INVALID_ARG cases): frame is NULL, not a frame from
+ *          camcore (one the app built), a borrowed frame whose callback has
+ *          returned, a released frame, or a frame the app pushed (custom
+ *          source, hook replacement), whose memory camcore does not own;
+ *          also when 16384 retained frames are held already.
  * \threadsafety Safe from any thread.
  * \since 0.1
  */
@@ -782,9 +795,12 @@ const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
  * Releases a retained frame. The pointer must not be used afterwards.
  * It may be called after the capturer was stopped or closed.
  *
- * \param frame a pointer returned by camcore_frame_retain(); NULL and
- *              borrowed frames are ignored (the latter sets the thread's
- *              last error message).
+ * \param frame a pointer returned by camcore_frame_retain(); NULL is
+ *              ignored. Borrowed frames, frames released already and
+ *              pointers camcore did not hand out (an app-built frame) are
+ *              ignored too and set the thread's last error message
+ *              (camcore_last_error_message()); nothing is read through such
+ *              a pointer.
  * \threadsafety Safe from any thread.
  * \since 0.1
  */
@@ -1453,7 +1469,11 @@ typedef struct camcore_capture_hook {
      * Called for each camera frame before transmission and previews, on
      * the capture thread. To replace the frame, fill *replacement (its
      * planes point at memory of yours that stays valid until the hook is
-     * next called or removed) and return CAMCORE_HOOK_REPLACE.
+     * next called or removed) and return CAMCORE_HOOK_REPLACE. The
+     * replacement is checked as camcore_session_push_frame() checks a
+     * frame; one that fails is dropped (the camera's frame is not handed
+     * on in its place) and the reason is the capture thread's
+     * camcore_last_error_message(), readable in the next hook call.
      */
     int (*on_capture)(void *user_data, const camcore_frame *frame, camcore_frame *replacement);
 } camcore_capture_hook;
@@ -1488,9 +1508,21 @@ int camcore_session_set_custom_source(camcore_session *session, int active);
  * transmission sink on the calling thread when transmission takes frames
  * (otherwise dropped). The frame's memory is only read during the call.
  *
- * \param frame fourcc, width, height, plane_count (1–3) and planes set.
- * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad frame), CAMCORE_E_STATE
- *          (no custom source active).
+ * The frame is checked against its FourCC and size as the pixel-format
+ * table describes them (camcore_pixel_format_info()): the FourCC must be
+ * one camcore knows (an unknown one has no geometry to check and is
+ * refused); plane_count must be the format's (1 for packed and compressed
+ * formats, 2 for NV12, 3 for I420; NV24/NV42 may also come as the one
+ * plane camcore itself delivers them in); every plane needs data; for a
+ * raw format each plane's stride must be at least its row bytes and its
+ * length at least stride * (rows - 1) + row bytes; a compressed plane must
+ * not be empty. camcore reads sizeof(camcore_frame) bytes of the struct at
+ * most.
+ *
+ * \param frame fourcc, width, height, plane_count and planes set.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad frame: the message names
+ *          the plane and the sizes), CAMCORE_E_STATE (no custom source
+ *          active).
  * \threadsafety Safe from any thread, including the session's own callbacks.
  *               The transmission sink runs on the calling thread, before this
  *               returns.

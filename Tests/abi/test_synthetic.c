@@ -15,6 +15,7 @@
  * Build:  cc -std=c99 test_synthetic.c testlib.c $(pkg-config --cflags --libs camcore) -pthread
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 
 #include "testlib.h"
 
@@ -24,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* Frame recorder: the callbacks only record; checks run in main        */
@@ -2123,6 +2126,471 @@ static void test_S31_capturer_outlives_manager(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* S23, S31: hostile and careless callers of the frame API             */
+/* ------------------------------------------------------------------ */
+
+/* Frame pointers seen by a callback, kept past it (what a careless app does). */
+#define MAX_SAVED 8
+struct saved {
+    pthread_mutex_t lock;
+    const camcore_frame *ptr[MAX_SAVED];
+    unsigned count;
+};
+
+static void save_frame(void *user_data, const camcore_frame *f)
+{
+    struct saved *s = user_data;
+
+    pthread_mutex_lock(&s->lock);
+    if (s->count < MAX_SAVED)
+        s->ptr[s->count] = f;
+    s->count++;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static unsigned saved_count(struct saved *s)
+{
+    unsigned n;
+
+    pthread_mutex_lock(&s->lock);
+    n = s->count;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+static int wait_saved(struct saved *s, unsigned n, unsigned timeout_ms)
+{
+    uint64_t end = now_ns() + (uint64_t)timeout_ms * 1000000u;
+
+    while (saved_count(s) < n && now_ns() < end)
+        sleep_ms(2);
+    return saved_count(s) >= n;
+}
+
+/* S23 + S31: a borrowed frame pointer kept after its callback is refused by
+ * camcore_frame_retain (NULL, a message) and ignored by release, between
+ * callbacks and after the capturer is gone; never a crash. In a child: the
+ * library before the fix crashed here (stale stack memory, freed pool). */
+static int child_stale_borrowed_frame(void)
+{
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 160, 120, 60);
+    unsigned round, i;
+
+    for (round = 0; round < 3; round++) {
+        struct saved s;
+        camcore_frame_callbacks cb;
+        camcore_capturer *cap = open_synthetic();
+        const camcore_frame *r;
+
+        memset(&s, 0, sizeof s);
+        pthread_mutex_init(&s.lock, NULL);
+        if (cap == NULL)
+            return 1;
+        camcore_frame_callbacks_init(&cb);
+        cb.user_data = &s;
+        cb.on_frame = save_frame;
+        CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
+        CHECK(wait_saved(&s, 6, 5000), "round %u: fewer than 6 frames", round);
+        /* While capture goes on: frame 0's callback returned long ago. */
+        r = camcore_frame_retain(s.ptr[0]);
+        CHECK(r == NULL, "round %u: retain of frame 0's pointer during capture returned %p, expected NULL",
+              round, (const void *)r);
+        CHECK(strstr(camcore_last_error_message(), "callback") != NULL,
+              "round %u: retain of a stale frame: message '%s' does not say its callback returned", round,
+              camcore_last_error_message());
+        if (r != NULL)
+            camcore_frame_release(r);
+        CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+        camcore_capturer_close(cap);
+        /* The capture thread, its stack and its buffer pool are gone. */
+        for (i = 0; i < 6 && i < MAX_SAVED; i++) {
+            r = camcore_frame_retain(s.ptr[i]);
+            CHECK(r == NULL, "round %u: retain of frame %u's pointer after close returned %p, expected NULL",
+                  round, i, (const void *)r);
+            CHECK(camcore_last_error_message()[0] != '\0', "round %u: retain of a stale frame set no message",
+                  round);
+            if (r != NULL)
+                camcore_frame_release(r);
+            camcore_frame_release(s.ptr[i]); /* ignored, with a message */
+            CHECK(strstr(camcore_last_error_message(), "camcore_frame_release") != NULL,
+                  "round %u: release of a stale borrowed frame: message '%s'", round,
+                  camcore_last_error_message());
+        }
+        pthread_mutex_destroy(&s.lock);
+    }
+    return 0;
+}
+
+/* S23 + S31: a retained frame released twice, or retained after its
+ * release: refused with a message; camcore reads no memory it freed (the
+ * ASan build of the library checks that). */
+static int child_released_frame_pointer(void)
+{
+    struct ctx *c = malloc(sizeof *c);
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 160, 120, 60);
+    camcore_frame_callbacks cb;
+    camcore_capturer *cap;
+    const camcore_frame *kept, *again;
+
+    ctx_init(c);
+    c->retain_index = 0;
+    cb = callbacks_for(c);
+    cap = open_synthetic();
+    if (cap == NULL)
+        return 1;
+    CHECK_STATUS(camcore_capturer_start(cap, &cfg, &cb), CAMCORE_OK, "start");
+    CHECK(wait_for(c, &c->total, 3, 5000), "fewer than 3 frames");
+    CHECK_STATUS(camcore_capturer_stop(cap), CAMCORE_OK, "stop");
+    camcore_capturer_close(cap);
+    kept = c->retained_count ? c->retained[0] : NULL;
+    CHECK(kept != NULL, "camcore_frame_retain in the callback returned NULL");
+    if (kept != NULL) {
+        camcore_frame_release(kept);
+        camcore_frame_release(kept); /* again: ignored, with a message */
+        CHECK(strstr(camcore_last_error_message(), "not a retained frame") != NULL,
+              "second release: message '%s'", camcore_last_error_message());
+        again = camcore_frame_retain(kept);
+        CHECK(again == NULL, "retain of a released frame returned %p, expected NULL", (const void *)again);
+        CHECK(camcore_last_error_message()[0] != '\0', "retain of a released frame set no message");
+    }
+    ctx_destroy(c);
+    free(c);
+    return 0;
+}
+
+/* S31: retain/release of a frame the app built in its own memory (as for
+ * push_frame) read camcore's marker past the end of the app's struct: with
+ * the struct at the end of a page followed by a PROT_NONE page, that was a
+ * SIGSEGV. Now: NULL and a message, nothing read past sizeof(camcore_frame);
+ * no pointer is dereferenced before camcore knows it is its own. */
+static int child_app_frame_at_page_end(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uint8_t *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    camcore_frame *f;
+    const camcore_frame *r;
+    static uint8_t pixels[32 * 2 * 16];
+
+    if (map == MAP_FAILED || mprotect(map + page, (size_t)page, PROT_NONE) != 0) {
+        printf("     child: mmap/mprotect failed\n");
+        return 1;
+    }
+    f = (camcore_frame *)(void *)(map + page - sizeof *f);
+    memset(f, 0, sizeof *f);
+    f->struct_size = sizeof *f;
+    f->fourcc = CAMCORE_FOURCC_YUYV;
+    f->width = 32;
+    f->height = 16;
+    f->plane_count = 1;
+    f->planes[0].data = pixels;
+    f->planes[0].stride = 64;
+    f->planes[0].length = sizeof pixels;
+
+    r = camcore_frame_retain(f);
+    CHECK(r == NULL, "retain of an app-built frame returned %p, expected NULL", (const void *)r);
+    CHECK(strstr(camcore_last_error_message(), "not a frame") != NULL,
+          "retain of an app-built frame: message '%s'", camcore_last_error_message());
+    camcore_frame_release(f);
+    CHECK(strstr(camcore_last_error_message(), "camcore_frame_release") != NULL,
+          "release of an app-built frame: message '%s'", camcore_last_error_message());
+
+    /* Not even a readable pointer: the guard page itself, and a tiny address. */
+    r = camcore_frame_retain((const camcore_frame *)(const void *)(map + page));
+    CHECK(r == NULL, "retain of an unreadable address returned %p", (const void *)r);
+    camcore_frame_release((const camcore_frame *)(const void *)(map + page));
+    r = camcore_frame_retain((const camcore_frame *)(uintptr_t)16);
+    CHECK(r == NULL, "retain of address 16 returned %p", (const void *)r);
+
+    /* push_frame reads the same struct, at the page end, and no further. */
+    {
+        camcore_session_config scfg;
+        camcore_session *s = NULL;
+
+        camcore_session_config_init(&scfg);
+        scfg.device_id = g_synth_id;
+        CHECK_STATUS(camcore_session_new(g_manager, &scfg, &s), CAMCORE_OK, "session_new");
+        if (s != NULL) {
+            CHECK_STATUS(camcore_session_set_custom_source(s, 1), CAMCORE_OK, "custom source on");
+            CHECK_STATUS(camcore_session_push_frame(s, f), CAMCORE_OK, "push_frame of a frame at a page end");
+            camcore_session_free(s);
+        }
+    }
+    munmap(map, (size_t)page * 2);
+    return 0;
+}
+
+/* A transmission/preview sink that counts frames and remembers the largest width. */
+struct tally {
+    pthread_mutex_t lock;
+    unsigned frames;
+    uint32_t max_width, max_height;
+};
+
+static void tally_frame(void *user_data, const camcore_frame *f)
+{
+    struct tally *t = user_data;
+
+    pthread_mutex_lock(&t->lock);
+    t->frames++;
+    if (f->width > t->max_width)
+        t->max_width = f->width;
+    if (f->height > t->max_height)
+        t->max_height = f->height;
+    pthread_mutex_unlock(&t->lock);
+}
+
+static camcore_frame app_frame(uint32_t fourcc, uint32_t w, uint32_t h, uint32_t planes)
+{
+    camcore_frame f;
+
+    memset(&f, 0, sizeof f);
+    f.struct_size = sizeof f;
+    f.fourcc = fourcc;
+    f.width = w;
+    f.height = h;
+    f.plane_count = planes;
+    return f;
+}
+
+static void set_plane(camcore_frame *f, unsigned p, uint8_t *data, uint32_t stride, uint32_t length)
+{
+    f->planes[p].data = data;
+    f->planes[p].stride = stride;
+    f->planes[p].length = length;
+}
+
+/* Pushes f; expects want, and for a refusal a message holding each needle. */
+static void check_push(camcore_session *s, const camcore_frame *f, int want, const char *what,
+                       const char *needle1, const char *needle2)
+{
+    int rc = camcore_session_push_frame(s, f);
+    const char *msg = camcore_last_error_message();
+
+    CHECK(rc == want, "%s: push_frame returned %d (%s), expected %d [%s]", what, rc, camcore_strerror(rc),
+          want, msg);
+    if (want != CAMCORE_OK && rc == want) {
+        CHECK(needle1 == NULL || strstr(msg, needle1) != NULL, "%s: message '%s' lacks '%s'", what, msg,
+              needle1);
+        CHECK(needle2 == NULL || strstr(msg, needle2) != NULL, "%s: message '%s' lacks '%s'", what, msg,
+              needle2);
+    }
+}
+
+/* S21 + S31: push_frame checks plane count, strides and lengths against the
+ * FourCC and size (the pixel-format table): each plane's length >=
+ * stride * (rows - 1) + row bytes, stride >= row bytes; compressed formats
+ * need a non-empty plane; an unknown FourCC is refused. */
+static void test_S31_push_frame_checked_against_format(void)
+{
+    static uint8_t buf[64 * 1024];
+    camcore_session_config scfg;
+    camcore_session *s = NULL;
+    camcore_frame_callbacks cb;
+    struct tally t;
+    camcore_frame f;
+    unsigned accepted = 0;
+
+    memset(&t, 0, sizeof t);
+    pthread_mutex_init(&t.lock, NULL);
+    camcore_session_config_init(&scfg);
+    scfg.device_id = g_synth_id;
+    CHECK_STATUS(camcore_session_new(g_manager, &scfg, &s), CAMCORE_OK, "session_new");
+    if (s == NULL)
+        return;
+    camcore_frame_callbacks_init(&cb);
+    cb.user_data = &t;
+    cb.on_frame = tally_frame;
+    CHECK_STATUS(camcore_session_set_transmission_sink(s, &cb), CAMCORE_OK, "set_transmission_sink");
+    CHECK_STATUS(camcore_session_set_custom_source(s, 1), CAMCORE_OK, "custom source on");
+    CHECK_STATUS(camcore_session_start_transmission(s, CAMCORE_VIDEO_RESUME, 0), CAMCORE_OK,
+                 "start_transmission");
+
+    /* The frame: 65535 x 65535 YUYV in a 1-byte plane. */
+    f = app_frame(CAMCORE_FOURCC_YUYV, 65535, 65535, 1);
+    set_plane(&f, 0, buf, 131072, 1);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "YUYV 65535x65535, 1 byte", "plane 0", "length 1");
+
+    /* YUYV 32x16: rows of 64 bytes. */
+    f = app_frame(CAMCORE_FOURCC_YUYV, 32, 16, 1);
+    set_plane(&f, 0, buf, 63, 63 * 16);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "YUYV stride 63 < 64", "plane 0", "stride 63");
+    set_plane(&f, 0, buf, 64, 64 * 15 + 63);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "YUYV one byte short", "plane 0", "1023");
+    set_plane(&f, 0, buf, 64, 64 * 15 + 64);
+    check_push(s, &f, CAMCORE_OK, "YUYV exactly stride*(rows-1)+row bytes", NULL, NULL);
+    accepted++;
+    set_plane(&f, 0, buf, 80, 80 * 15 + 64);
+    check_push(s, &f, CAMCORE_OK, "YUYV padded rows", NULL, NULL);
+    accepted++;
+    f.plane_count = 2;
+    set_plane(&f, 1, buf, 64, 1024);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "YUYV with 2 planes", "2 planes", "1");
+
+    /* I420 32x16: Y 32 x 16, U and V 16 x 8. */
+    f = app_frame(CAMCORE_FOURCC_I420, 32, 16, 3);
+    set_plane(&f, 0, buf, 32, 512);
+    set_plane(&f, 1, buf + 512, 16, 128);
+    set_plane(&f, 2, buf + 640, 16, 128);
+    check_push(s, &f, CAMCORE_OK, "I420 32x16, 3 planes", NULL, NULL);
+    accepted++;
+    set_plane(&f, 2, buf + 640, 16, 127);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "I420 V plane one byte short", "plane 2", "127");
+    set_plane(&f, 2, buf + 640, 15, 128);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "I420 V stride 15 < 16", "plane 2", "stride 15");
+    set_plane(&f, 2, NULL, 16, 128);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "I420 V plane without data", "plane 2", NULL);
+    f.plane_count = 1;
+    set_plane(&f, 0, buf, 32, 768);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "I420 as 1 plane", "3 planes", NULL);
+
+    /* NV12 32x16: Y 32 x 16, CbCr 32 x 8. */
+    f = app_frame(CAMCORE_FOURCC_NV12, 32, 16, 2);
+    set_plane(&f, 0, buf, 32, 512);
+    set_plane(&f, 1, buf + 512, 32, 256);
+    check_push(s, &f, CAMCORE_OK, "NV12 32x16, 2 planes", NULL, NULL);
+    accepted++;
+    set_plane(&f, 1, buf + 512, 32, 255);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "NV12 CbCr plane one byte short", "plane 1", "255");
+
+    /* Compressed: one non-empty plane; its size is the data's. */
+    f = app_frame(CAMCORE_FOURCC_MJPEG, 640, 480, 1);
+    set_plane(&f, 0, buf, 0, 0);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "MJPEG with an empty plane", "plane 0", "length 0");
+    set_plane(&f, 0, buf, 0, 1234);
+    check_push(s, &f, CAMCORE_OK, "MJPEG 1234 bytes", NULL, NULL);
+    accepted++;
+    f.plane_count = 2;
+    set_plane(&f, 1, buf, 0, 10);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "MJPEG with 2 planes", "2 planes", NULL);
+
+    /* A FourCC camcore does not know: no geometry to check it against. */
+    f = app_frame(CAMCORE_FOURCC('Z', 'Z', 'Z', 'Z'), 32, 16, 1);
+    set_plane(&f, 0, buf, 64, 1024);
+    check_push(s, &f, CAMCORE_E_INVALID_ARG, "unknown FourCC", "ZZZZ", NULL);
+
+    pthread_mutex_lock(&t.lock);
+    CHECK(t.frames == accepted, "the sink got %u frames, expected the %u accepted ones", t.frames, accepted);
+    CHECK(t.max_width <= 640 && t.max_height <= 480, "the sink got a %" PRIu32 "x%" PRIu32 " frame",
+          t.max_width, t.max_height);
+    pthread_mutex_unlock(&t.lock);
+    camcore_session_free(s);
+    pthread_mutex_destroy(&t.lock);
+}
+
+/* The capture hook of the next test: replaces frames with `bad` (or `good`). */
+struct hook_state {
+    pthread_mutex_t lock;
+    int use_bad;
+    unsigned calls, bad_calls;
+    char message[512]; /* last error message seen in the call after a bad replacement */
+    uint8_t pixels[32 * 2 * 16];
+};
+
+static int replacing_hook(void *user_data, const camcore_frame *frame, camcore_frame *replacement)
+{
+    struct hook_state *h = user_data;
+    int bad;
+
+    (void)frame;
+    pthread_mutex_lock(&h->lock);
+    if (h->bad_calls > 0 && h->message[0] == '\0')
+        snprintf(h->message, sizeof h->message, "%s", camcore_last_error_message());
+    h->calls++;
+    bad = h->use_bad;
+    if (bad)
+        h->bad_calls++;
+    pthread_mutex_unlock(&h->lock);
+    replacement->fourcc = CAMCORE_FOURCC_YUYV;
+    replacement->plane_count = 1;
+    replacement->planes[0].data = h->pixels;
+    if (bad) { /* the frame */
+        replacement->width = 65535;
+        replacement->height = 65535;
+        replacement->planes[0].stride = 131072;
+        replacement->planes[0].length = 1;
+    } else {
+        replacement->width = 32;
+        replacement->height = 16;
+        replacement->planes[0].stride = 64;
+        replacement->planes[0].length = sizeof h->pixels;
+    }
+    return CAMCORE_HOOK_REPLACE;
+}
+
+/* S20 + S31: a hook replacement is checked like a pushed frame; a refused
+ * one drops the frame (previews never see it) and leaves the reason, naming
+ * the plane and the sizes, as the capture thread's last error message. */
+static void test_S31_hook_replacement_checked_against_format(void)
+{
+    camcore_session_config scfg;
+    camcore_session *s = NULL;
+    camcore_frame_callbacks cb;
+    camcore_capture_hook hook;
+    struct tally t;
+    struct hook_state *h = calloc(1, sizeof *h);
+    uint32_t id = 0;
+    uint64_t end;
+    unsigned n;
+
+    memset(&t, 0, sizeof t);
+    pthread_mutex_init(&t.lock, NULL);
+    pthread_mutex_init(&h->lock, NULL);
+    h->use_bad = 1;
+    camcore_session_config_init(&scfg);
+    scfg.device_id = g_synth_id;
+    scfg.preference.width = 160;
+    scfg.preference.height = 120;
+    CHECK_STATUS(camcore_session_new(g_manager, &scfg, &s), CAMCORE_OK, "session_new");
+    if (s == NULL)
+        goto out;
+    memset(&hook, 0, sizeof hook);
+    hook.struct_size = sizeof hook;
+    hook.user_data = h;
+    hook.on_capture = replacing_hook;
+    CHECK_STATUS(camcore_session_set_capture_hook(s, &hook), CAMCORE_OK, "set_capture_hook");
+    camcore_frame_callbacks_init(&cb);
+    cb.user_data = &t;
+    cb.on_frame = tally_frame;
+    CHECK_STATUS(camcore_session_add_preview(s, &cb, &id), CAMCORE_OK, "add_preview");
+    end = now_ns() + 5000000000ull;
+    do {
+        sleep_ms(10);
+        pthread_mutex_lock(&h->lock);
+        n = h->calls;
+        pthread_mutex_unlock(&h->lock);
+    } while (n < 5 && now_ns() < end);
+    CHECK(n >= 5, "the hook ran %u times in 5 s", n);
+    pthread_mutex_lock(&h->lock);
+    h->use_bad = 0;
+    pthread_mutex_unlock(&h->lock);
+    pthread_mutex_lock(&t.lock);
+    CHECK(t.frames == 0 && t.max_width == 0, "the preview got %u frames (widest %" PRIu32
+          ") of refused replacements", t.frames, t.max_width);
+    pthread_mutex_unlock(&t.lock);
+    pthread_mutex_lock(&h->lock);
+    CHECK(strstr(h->message, "plane 0") != NULL && strstr(h->message, "length 1") != NULL,
+          "after a refused replacement the capture thread's message is '%s'", h->message);
+    pthread_mutex_unlock(&h->lock);
+    /* Valid replacements go through. */
+    end = now_ns() + 5000000000ull;
+    do {
+        sleep_ms(10);
+        pthread_mutex_lock(&t.lock);
+        n = t.frames;
+        pthread_mutex_unlock(&t.lock);
+    } while (n < 3 && now_ns() < end);
+    pthread_mutex_lock(&t.lock);
+    CHECK(t.frames >= 3 && t.max_width == 32, "valid replacements: the preview got %u frames, widest %" PRIu32,
+          t.frames, t.max_width);
+    pthread_mutex_unlock(&t.lock);
+    camcore_session_free(s);
+out:
+    pthread_mutex_destroy(&h->lock);
+    pthread_mutex_destroy(&t.lock);
+    free(h);
+}
+
+/* ------------------------------------------------------------------ */
 
 static const char *setup(void)
 {
@@ -2177,10 +2645,18 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S31_null_arguments),
     TESTLIB_TEST(test_S31_bad_sizes_and_states),
     TESTLIB_TEST(test_S31_capturer_outlives_manager),
+    TESTLIB_CHILD("S23_stale_borrowed_frame", child_stale_borrowed_frame,
+                  "S23/S31 retain/release of a borrowed frame kept after its callback"),
+    TESTLIB_CHILD("S23_released_frame_pointer", child_released_frame_pointer,
+                  "S23/S31 release twice, retain after release"),
+    TESTLIB_CHILD("S31_app_frame_at_page_end", child_app_frame_at_page_end,
+                  "S31 retain/release of an app-built frame ending at a guard page"),
+    TESTLIB_TEST(test_S31_push_frame_checked_against_format),
+    TESTLIB_TEST(test_S31_hook_replacement_checked_against_format),
 };
 
 static const struct testlib_suite suite = {
-    tests, TESTLIB_COUNT(tests), 240, setup, teardown, 0, 0,
+    tests, TESTLIB_COUNT(tests), 240, setup, teardown, 20, 30,
 };
 
 int main(int argc, char **argv)

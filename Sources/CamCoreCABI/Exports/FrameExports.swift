@@ -1,6 +1,9 @@
 // The C ABI of camcore.h's "Frames" section: @_cdecl exports only.
 // Each body checks its arguments, makes one call into CamCore and maps
 // any error to a status; no Swift error or trap crosses the boundary.
+// A frame pointer is looked up in FrameBoxes before anything is read
+// through it (S31): stale, released, app-built and wild pointers are
+// refused without touching memory camcore does not own.
 public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
 import CamCore
 #if canImport(Glibc)
@@ -9,43 +12,62 @@ import Glibc
 
 @_cdecl("camcore_frame_retain")
 public func cabi_frame_retain(_ frame: UnsafePointer<camcore_frame>?) -> UnsafePointer<camcore_frame>? {
+    let fn = "camcore_frame_retain"
     guard let frame else {
-        LastError.set("camcore_frame_retain: frame is NULL")
+        LastError.set("\(fn): frame is NULL")
         return nil
     }
     let raw = UnsafeRawPointer(frame)
-    let retained: RetainedFrame
-    switch FrameBox.magic(raw) {
-    case FrameBox.borrowedMagic:
-        guard let t = FrameBox.token(raw) else { return nil }
-        let current = t.assumingMemoryBound(to: Frame.self).pointee
-        guard current.isRetainable else {
-            LastError.set("camcore_frame_retain: frames pushed by the app (custom source, hook replacement) cannot be retained; copy the pixels")
-            return nil
-        }
-        retained = current.retain()
-    case FrameBox.retainedMagic:
-        guard let t = FrameBox.token(raw) else { return nil }
-        retained = Unmanaged<RetainedFrame>.fromOpaque(t).takeUnretainedValue()
-    default:
-        LastError.set("camcore_frame_retain: not a frame from camcore")
+    guard let (arena, box, kind) = FrameBoxes.pin(raw) else {
+        LastError.set(FrameBoxes.isBox(raw)
+            ? "\(fn): a borrowed frame whose callback has returned, or a released frame; retain during the callback"
+            : "\(fn): not a frame from camcore (a camcore_frame the app built itself cannot be retained)")
         return nil
     }
-    let copy = FrameBox.allocate(magic: FrameBox.retainedMagic,
-                                 token: Unmanaged.passRetained(retained).toOpaque())
-    memcpy(copy, raw, MemoryLayout<camcore_frame>.size)
-    return UnsafePointer(copy.assumingMemoryBound(to: camcore_frame.self))
+    // Pinned: the box stays live (and a borrowed frame's buffers stay
+    // delivered) until unpin.
+    let description = box.frame.pointee
+    let retained: RetainedFrame?
+    if kind == .borrowed {
+        let current = box.side.load(as: Frame.self)
+        retained = current.isRetainable ? current.retain() : nil
+    } else {
+        retained = Unmanaged<RetainedFrame>.fromOpaque(box.side.load(as: UnsafeMutableRawPointer.self))
+            .takeUnretainedValue()
+    }
+    arena.unpin(box)
+    guard let retained else {
+        LastError.set("\(fn): frames pushed by the app (custom source, hook replacement) cannot be retained; copy the pixels")
+        return nil
+    }
+    guard let copy = FrameBoxes.retained.tryClaim() else {
+        LastError.set("\(fn): too many retained frames; release some")
+        return nil
+    }
+    copy.frame.pointee = description
+    copy.side.storeBytes(of: Unmanaged.passRetained(retained).toOpaque(), as: UnsafeMutableRawPointer.self)
+    FrameBoxes.retained.publish(copy, as: .retained)
+    return UnsafePointer(copy.frame)
 }
 
 @_cdecl("camcore_frame_release")
 public func cabi_frame_release(_ frame: UnsafePointer<camcore_frame>?) {
+    let fn = "camcore_frame_release"
     guard let frame else { return }
-    let raw = UnsafeMutableRawPointer(mutating: frame)
-    guard FrameBox.magic(raw) == FrameBox.retainedMagic, let t = FrameBox.token(raw) else {
-        LastError.set("camcore_frame_release: not a retained frame")
+    let raw = UnsafeRawPointer(frame)
+    let arena = FrameBoxes.retained
+    guard let i = arena.index(of: raw) else {
+        LastError.set(FrameBoxes.isBox(raw)
+            ? "\(fn): a borrowed frame, not a retained frame; release only what camcore_frame_retain returned"
+            : "\(fn): not a frame from camcore")
         return
     }
-    FrameBox.setMagic(raw, 0)
-    Unmanaged<RetainedFrame>.fromOpaque(t).release()
-    free(raw)
+    let box = arena.box(i)
+    guard arena.take(box, expecting: .retained) else {
+        LastError.set("\(fn): not a retained frame (already released)")
+        return
+    }
+    let token = box.side.load(as: UnsafeMutableRawPointer.self)
+    arena.free(box)
+    Unmanaged<RetainedFrame>.fromOpaque(token).release()
 }

@@ -294,8 +294,15 @@ public func cabi_session_set_capture_hook(_ s: OpaquePointer?, _ hook: UnsafePoi
                 switch r {
                 case Int32(CAMCORE_HOOK_DROP): return .drop
                 case Int32(CAMCORE_HOOK_REPLACE):
-                    guard let f = FrameBox.frame(from: replacement) else { return .drop }
-                    return .replace(f)
+                    // A replacement that does not fit its format drops the
+                    // frame (never the camera's frame in its place: the hook
+                    // may be hiding it); why is the capture thread's last error.
+                    do throws(CamError) {
+                        return .replace(try FrameBox.frame(from: replacement, "camcore_capture_hook: replacement"))
+                    } catch {
+                        LastError.set(error.message)
+                        return .drop
+                    }
                 default: return .pass
                 }
             }
@@ -312,10 +319,12 @@ public func cabi_session_set_custom_source(_ s: OpaquePointer?, _ active: Int32)
 @_cdecl("camcore_session_push_frame")
 public func cabi_session_push_frame(_ s: OpaquePointer?, _ frame: UnsafePointer<camcore_frame>?) -> Int32 {
     let fn = "camcore_session_push_frame"
-    guard let frame, let f = FrameBox.frame(from: frame.pointee) else {
-        return invalid("\(fn): frame is NULL or malformed (struct_size, size, 1-3 planes with data)")
+    guard let frame else { return invalid("\(fn): frame is NULL") }
+    return call(s, fn) { v throws(CamError) in
+        // Reads sizeof(camcore_frame) at most (less for a short struct_size: refused).
+        let c = try Versioned.frame.read(frame, over: camcore_frame(), fn, "frame")
+        try v.pushFrame(try FrameBox.frame(from: c, fn))
     }
-    return call(s, fn) { v throws(CamError) in try v.pushFrame(f) }
 }
 
 @_cdecl("camcore_session_set_device_callbacks")
