@@ -305,7 +305,7 @@ def test_S6_negotiated_default_starts_as_negotiated(vivid_webcam, camcore):
         dev = vivid0(m)
         s = m.negotiate(dev.id)
         with m.open(dev.id) as cap:
-            g = grab(cap, dev.node, 12, s.fourcc, s.width, s.height, fps=s.fps)
+            g = grab(cap, dev.node, 32, s.fourcc, s.width, s.height, fps=s.fps)
     fmt = g.fmt
     assert (fmt.fourcc, fmt.source_fourcc, fmt.width, fmt.height) == ("YUYV", "YUYV", 640, 360)
     assert fmt.fps == Fraction(30) == g.parm == g.driver.fps

@@ -205,6 +205,12 @@ def test_S26_cli_capture_errors_are_actionable(tool):
     r = run(tool, "capture", "synthetic:0", "--format", "MJPG", "--frames", "2")
     assert r.returncode == 1
     assert "cannot capture MJPG" in r.stderr and "it offers YUYV, YU12, NV12" in r.stderr
+    # A FourCC camcore does not know: naming it must not overwrite the
+    # library's message before it is printed (it printed freed bytes).
+    r = run(tool, "capture", "synthetic:0", "--format", "ABCD", "--frames", "2")
+    assert r.returncode == 1
+    assert ("cannot capture ABCD: the synthetic camera has no pixel format ABCD; "
+            "it offers YUYV, YU12, NV12. See: camcore formats") in r.stderr, r.stderr
     r = run(tool, "capture", "synthetic:0", "--frames", "2", "--output", "/nonexistent-dir/x.raw")
     assert r.returncode == 1 and "cannot create /nonexistent-dir/x.raw" in r.stderr
 

@@ -435,9 +435,12 @@ int cmd_capture(int argc, char **argv)
     }
     if (st != CAMCORE_OK) {
         if (st == CAMCORE_E_NOT_SUPPORTED && fourcc) {
+            /* Copy the message first: fourcc_text() calls camcore, which
+             * replaces the thread's last error message (camcore.h). */
+            char why[512];
+            snprintf(why, sizeof why, "%s", camcore_last_error_message());
             errorf("%s cannot capture %s: %s. See: " PROGRAM " formats%s%s", dev->node,
-                fourcc_text(fourcc, code), camcore_last_error_message(),
-                spec ? " " : "", spec ? spec : "");
+                fourcc_text(fourcc, code), why, spec ? " " : "", spec ? spec : "");
             rc = EXIT_FAILED;
         } else {
             rc = fail(st, "starting the capture", dev);
