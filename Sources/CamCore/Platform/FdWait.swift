@@ -55,9 +55,6 @@ final class FdWait {
         useEpoll.deallocate()
     }
 
-    /// Whether waits go through epoll now.
-    var usesEpoll: Bool { useEpoll.pointee }
-
     /// Waits up to `timeoutMs` for the fd or the waker; the waker wins
     /// when both are ready. EINTR counts as a timeout.
     @inline(__always)
