@@ -266,13 +266,24 @@ void camcore_manager_config_init(camcore_manager_config *config);
 int camcore_manager_new(const camcore_manager_config *config, camcore_manager **out);
 
 /**
- * Frees a manager. Capturers opened from it stay valid and must still be
- * closed with camcore_capturer_close().
+ * Frees a manager, and stops and closes everything made from it: its
+ * hot-plug callbacks, and every capturer (camcore_capturer_open()) and
+ * session (camcore_session_new()) of it not yet closed or freed. When it
+ * returns, no callback of any of them runs again and their devices are
+ * closed (S31). Their handles stay valid for their own
+ * camcore_capturer_close() / camcore_session_free(), which must still be
+ * called to release them; every other call on them returns
+ * CAMCORE_E_STATE (functions without a status return 0 or NULL, with
+ * the message in camcore_last_error_message()). Retained frames stay
+ * valid until released.
  *
- * \param manager the manager; NULL is ignored.
+ * \param manager the manager; NULL, freed or foreign handles are ignored.
  * \threadsafety Safe from any thread, but not concurrently with other calls on
- *               the same manager, nor from inside its hot-plug callbacks (it
- *               waits for a running hot-plug callback to return).
+ *               the same manager or on what was made from it. From inside a
+ *               hot-plug callback of the manager, or a callback of one of its
+ *               capturers or sessions, it frees nothing and sets
+ *               CAMCORE_E_WOULD_DEADLOCK as the thread's last error (it would
+ *               wait for that callback to return).
  * \since 0.1
  */
 void camcore_manager_free(camcore_manager *manager);
@@ -867,7 +878,11 @@ typedef struct camcore_capture_config {
     uint32_t fourcc;
     /** Size in pixels. Default 640x480. */
     uint32_t width, height;
-    /** Frame rate in fps. Default 30/1. 0/0 keeps the driver's rate. */
+    /**
+     * Frame rate in fps, a fraction with both parts non-zero. Default
+     * 30/1. 0/0 keeps the driver's rate; any other fraction with a zero
+     * part (0/1, 30/0) is refused with CAMCORE_E_INVALID_ARG.
+     */
     camcore_fraction fps;
     /** mmap buffers to request, 2..32. Default 4. */
     uint32_t buffer_count;
@@ -982,13 +997,14 @@ void camcore_capturer_close(camcore_capturer *capturer);
  * \param capturer  an open, stopped capturer.
  * \param config    settings, or NULL for camcore_capture_config_init()'s.
  * \param callbacks frame and error callbacks; NULL delivers nowhere. Copied.
- * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size, zero size,
- *          buffer_count out of range), CAMCORE_E_STATE (already streaming),
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size, size outside
+ *          1...65536, fps with one zero part, buffer_count outside 2...32),
+ *          CAMCORE_E_STATE (already streaming),
  *          CAMCORE_E_NOT_SUPPORTED (the driver has no such pixel format, or
  *          no conversion to output_fourcc),
  *          CAMCORE_E_BUSY, CAMCORE_E_NO_DEVICE, CAMCORE_E_IO,
  *          CAMCORE_E_NO_MEMORY, CAMCORE_E_WOULD_DEADLOCK.
- * \threadsafety Safe from any thread. From inside the capturer's own frame or
+ * \threadsafety Safe from any thread. From inside the capturer's own frame, stall or
  *               error callback it returns CAMCORE_E_WOULD_DEADLOCK.
  * \since 0.1
  */
@@ -1002,7 +1018,7 @@ int camcore_capturer_start(camcore_capturer *capturer, const camcore_capture_con
  * \param capturer the capturer.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_WOULD_DEADLOCK
  *          (called from the capturer's own callback).
- * \threadsafety Safe from any thread. From inside the capturer's own frame or
+ * \threadsafety Safe from any thread. From inside the capturer's own frame, stall or
  *               error callback it returns CAMCORE_E_WOULD_DEADLOCK.
  * \since 0.1
  */
@@ -1282,15 +1298,22 @@ int camcore_session_end_transmission(camcore_session *session);
 int camcore_session_set_transmission_sink(camcore_session *session,
                                           const camcore_frame_callbacks *callbacks);
 
+/** The most previews one session takes (camcore_session_add_preview()). \since 0.1 */
+#define CAMCORE_MAX_PREVIEWS 64
+
 /**
  * Adds a preview receiver (S14): it gets every camera frame (after the
  * capture hook) on the capture thread; the camera turns on if it was off.
+ * A session takes at most CAMCORE_MAX_PREVIEWS previews at once (counted
+ * from the call; a removal frees its place).
  *
  * \param callbacks copied; on_frame receives the frames (on_error and on_stall
  *                  are not used: see camcore_device_callbacks).
  * \param preview_id receives an id for camcore_session_remove_preview().
- * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, or the camera's error (the
- *          preview stays added and *preview_id is set).
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_MEMORY (the
+ *          session already has CAMCORE_MAX_PREVIEWS previews; *preview_id is
+ *          0 and nothing is added), or the camera's error (the preview stays
+ *          added and *preview_id is set).
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
  *               frame callbacks it is queued instead and returns CAMCORE_OK
@@ -1365,8 +1388,12 @@ typedef void (*camcore_completion_fn)(void *user_data, int status);
  * camcore_session_stop()). The output format stays the preference's.
  *
  * \param config     fourcc, size, fps and buffer count (output_fourcc is ignored).
- * \param completion called once with the status (NULL: none).
- * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct).
+ * \param completion called once with the status (NULL: none); not called when
+ *                   the call itself fails.
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct,
+ *          or a config no camera takes, checked at the call as
+ *          camcore_capturer_start() does: size outside 1...65536, fps with
+ *          one zero part, buffer_count outside 2...32).
  * \threadsafety Safe from any thread and from the session's callbacks: it
  *               queues the operation and returns at once; the completion runs
  *               on the camera queue.
@@ -1402,7 +1429,8 @@ int camcore_session_restart(camcore_session *session, camcore_completion_fn comp
  * S17 change: new settings; the camera restarts with them if it is on.
  *
  * \param config as for camcore_session_start().
- * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct).
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (as for
+ *          camcore_session_start(); the completion is then not called).
  * \threadsafety Safe from any thread and from the session's callbacks: it
  *               queues the operation and returns at once; the completion runs
  *               on the camera queue.

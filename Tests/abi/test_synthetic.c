@@ -2107,12 +2107,14 @@ out:
     free(c);
 }
 
-/* S31: capturers outlive their manager (header: stay valid). */
-static void test_S31_capturer_outlives_manager(void)
+/* S31: freeing the manager closes its capturers (camcore_manager_free);
+ * their handles then take only camcore_capturer_close(). */
+static void test_S31_manager_free_closes_its_capturers(void)
 {
     camcore_manager_config mcfg;
     camcore_manager *m = NULL;
     camcore_capturer *cap = NULL;
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC_YUYV, 160, 120, 60);
 
     camcore_manager_config_init(&mcfg);
     mcfg.include_synthetic = 1;
@@ -2120,9 +2122,11 @@ static void test_S31_capturer_outlives_manager(void)
     CHECK_STATUS(camcore_capturer_open(m, g_synth_id, &cap), CAMCORE_OK, "open");
     camcore_manager_free(m);
     if (cap != NULL) {
-        check_still_works(cap, "manager freed before the capture");
+        CHECK_STATUS(camcore_capturer_start(cap, &cfg, NULL), CAMCORE_E_STATE, "start after manager_free");
         camcore_capturer_close(cap);
+        CHECK_STATUS(camcore_capturer_start(cap, &cfg, NULL), CAMCORE_E_INVALID_ARG, "start after close");
     }
+    check_still_works(NULL, "a manager freed with a capturer open");
 }
 
 /* ------------------------------------------------------------------ */
@@ -2644,7 +2648,7 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S23_all_buffers_retained),
     TESTLIB_TEST(test_S31_null_arguments),
     TESTLIB_TEST(test_S31_bad_sizes_and_states),
-    TESTLIB_TEST(test_S31_capturer_outlives_manager),
+    TESTLIB_TEST(test_S31_manager_free_closes_its_capturers),
     TESTLIB_CHILD("S23_stale_borrowed_frame", child_stale_borrowed_frame,
                   "S23/S31 retain/release of a borrowed frame kept after its callback"),
     TESTLIB_CHILD("S23_released_frame_pointer", child_released_frame_pointer,

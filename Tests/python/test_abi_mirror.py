@@ -60,7 +60,7 @@ def test_S29_constants_match_the_header():
         assert getattr(camcore, attr) == value, cname
     for cname in ("CAMCORE_DEVICE_MULTIPLANAR", "CAMCORE_DEVICE_SYNTHETIC",
                   "CAMCORE_FORMAT_COMPRESSED", "CAMCORE_FORMAT_EMULATED",
-                  "CAMCORE_FRAME_CORRUPTED"):
+                  "CAMCORE_FRAME_CORRUPTED", "CAMCORE_MAX_PREVIEWS"):
         assert getattr(camcore, cname[len("CAMCORE_"):]) == int(macros[cname], 0), cname
 
 

@@ -298,3 +298,79 @@ def test_S31_manager_synthetic_out_of_int32_is_refused():
         camcore.Manager(synthetic="yes")
     with camcore.Manager(synthetic=np.int64(1)) as m:
         assert [d.id for d in m.devices() if d.synthetic] == ["synthetic:0"]
+
+
+# ---------------------------------------------------------------------------
+# S14, S17, S31: the preview cap, rates checked at the call, Manager.close
+# ---------------------------------------------------------------------------
+
+def test_S14_previews_past_the_cap_are_refused(manager, synth_id):
+    with manager.session(synth_id, width=160, height=120) as s:
+        ids = [s.add_preview(lambda f: None) for _ in range(camcore.MAX_PREVIEWS)]
+        assert len(set(ids)) == camcore.MAX_PREVIEWS == 64
+        with pytest.raises(camcore.NoMemoryError, match="64"):
+            s.add_preview(lambda f: None)
+        assert s.state.preview_count == 64
+        s.remove_preview(ids[0])
+        assert s.add_preview(lambda f: None) not in ids
+
+
+def test_S17_a_zero_rate_is_refused_at_the_call(cap, manager, synth_id):
+    for fps in (0, (0, 1), (30, 0)):
+        with pytest.raises(camcore.InvalidArgError, match="fps"):
+            cap.start(fourcc="YUYV", width=160, height=120, fps=fps, on_frame=lambda f: None)
+        assert not cap.streaming
+    # None is 0/0: the driver's rate.
+    frames = cap.capture(2, fourcc="YUYV", width=160, height=120, fps=None)
+    assert [f.sequence for f in frames] == [0, 1]
+    with manager.session(synth_id) as s:
+        with pytest.raises(camcore.InvalidArgError):
+            s.start(fourcc="YUYV", width=0, height=120, fps=30)
+
+
+def test_S31_manager_close_closes_its_sessions_and_capturers(synth_id):
+    m = camcore.Manager(synthetic=True)
+    s = m.session(synth_id, width=160, height=120)
+    seen = []
+    s.add_preview(lambda f: seen.append(f.sequence))
+    c = m.open(synth_id)
+    got = []
+    c.start(fourcc="YUYV", width=160, height=120, fps=60, on_frame=lambda f: got.append(f.sequence))
+    assert wait_until(lambda: len(seen) >= 3 and len(got) >= 3, timeout=5)
+    m.close()
+    n_seen, n_got = len(seen), len(got)
+    time.sleep(0.3)
+    assert (len(seen), len(got)) == (n_seen, n_got)  # no callback after close
+    assert s.closed and c.closed and m.closed
+    with pytest.raises(camcore.StateError):
+        s.add_preview(lambda f: None)
+    with pytest.raises(camcore.StateError):
+        c.start(fourcc="YUYV", width=160, height=120, fps=60, on_frame=lambda f: None)
+
+
+def test_S31_manager_close_inside_a_preview_is_refused(synth_id):
+    m = camcore.Manager(synthetic=True)
+    s = m.session(synth_id, width=160, height=120)
+    errors = []
+
+    def preview(f):
+        if not errors:
+            try:
+                m.close()
+                errors.append(None)
+            except camcore.WouldDeadlockError as e:
+                errors.append(e)
+    s.add_preview(preview)
+    assert wait_until(lambda: errors, timeout=5)
+    assert isinstance(errors[0], camcore.WouldDeadlockError)
+    assert not m.closed and not s.closed
+    m.close()
+    assert s.closed
+
+
+def test_S31_a_capturer_keeps_its_manager_alive(synth_id):
+    c = camcore.Manager(synthetic=True).open(synth_id)  # the Manager is not kept by the caller
+    gc.collect()
+    frames = c.capture(2, fourcc="YUYV", width=160, height=120, fps=60)
+    assert [f.width for f in frames] == [160, 160]
+    c.close()

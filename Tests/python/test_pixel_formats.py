@@ -61,3 +61,24 @@ def test_S21_pushed_planes_use_the_table(manager, synth_id):
         with pytest.raises(camcore.InvalidArgError):
             s.push_frame(np.zeros(pf.frame_size(64, 48) - 1, np.uint8), "I420", 64, 48)
         s.push_frame(np.zeros(pf.frame_size(64, 48), np.uint8), "I420", 64, 48)
+
+
+def test_S31_bad_arguments_are_camcore_errors():
+    # Before: int() took 1.5 (truncated) and "3"; fourcc raised a bare ValueError.
+    pf = camcore.pixel_format("I420")
+    for bad in (1.5, "640", None):
+        with pytest.raises(camcore.InvalidArgTypeError):
+            pf.frame_size(bad, 480)
+        with pytest.raises(camcore.InvalidArgTypeError):
+            pf.plane_size(640, bad)
+    with pytest.raises(camcore.InvalidArgError):
+        pf.frame_size(-1, 480)
+    assert pf.frame_size(np.uint16(640), np.int64(480)) == 460800
+    for bad, kind in (("TOOLONG", camcore.InvalidArgValueError), ("", camcore.InvalidArgValueError),
+                      ("YÜYV", camcore.InvalidArgValueError), (2**32, camcore.InvalidArgValueError),
+                      (-1, camcore.InvalidArgValueError), (1.5, camcore.InvalidArgTypeError),
+                      (None, camcore.InvalidArgTypeError), (True, camcore.InvalidArgTypeError)):
+        with pytest.raises(kind):
+            camcore.pixel_format(bad)
+        assert issubclass(kind, camcore.CamcoreError)
+    assert camcore.pixel_format(np.uint32(camcore.fourcc("NV12"))).name == "NV12"

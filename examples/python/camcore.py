@@ -59,6 +59,7 @@ import logging
 import operator
 import os
 import threading
+import weakref
 from ctypes import (
     CFUNCTYPE,
     POINTER,
@@ -87,7 +88,7 @@ __all__ = [
     "fourcc", "fourcc_str", "PixelFormat", "pixel_format",
     "CamcoreError", "InvalidArgError", "NoDeviceError", "BusyError", "AccessError",
     "NotSupportedError", "TimeoutError_", "IOError_", "StateError", "InvalidArgTypeError",
-    "CustomSourceActiveError", "WouldDeadlockError", "NoMemoryError", "InternalError",
+    "InvalidArgValueError", "CustomSourceActiveError", "WouldDeadlockError", "NoMemoryError", "InternalError",
     "error_for_status",
     "Manager", "Capturer", "DeviceInfo", "Format", "CaptureFormat", "CaptureStats", "Setting",
     "Frame", "RetainedFrame", "CapturedFrame",
@@ -562,6 +563,11 @@ class InvalidArgTypeError(InvalidArgError, TypeError):
     not a str, a callback that is not callable); also a TypeError."""
 
 
+class InvalidArgValueError(InvalidArgError, ValueError):
+    """CAMCORE_E_INVALID_ARG for a value no C argument can hold (a FourCC of five
+    characters or past 32 bits); also a ValueError."""
+
+
 class NoDeviceError(CamcoreError):
     """CAMCORE_E_NO_DEVICE: no such device, or it went away."""
     code = E_NO_DEVICE
@@ -648,14 +654,26 @@ def _check(status: int, what: str) -> int:
 
 def fourcc(code: Union[str, bytes, int]) -> int:
     """The V4L2 FourCC integer of a 1–4 character code (``"YUYV"``); shorter codes are
-    space-padded (``"Y16"`` -> ``"Y16 "``). An int is returned as is."""
+    space-padded (``"Y16"`` -> ``"Y16 "``). An int is returned as is.
+
+    Raises InvalidArgValueError (also a ValueError) for an int past 32 bits or a
+    code of 0 or 5+ characters or not ASCII, InvalidArgTypeError (also a
+    TypeError) for anything but str, bytes or int."""
+    if isinstance(code, bool) or not isinstance(code, (int, str, bytes, bytearray)):
+        if hasattr(code, "__index__") and not isinstance(code, bool):
+            code = operator.index(code)          # numpy integers
+        else:
+            raise InvalidArgTypeError(f"a FourCC is a str, bytes or int, not {type(code).__name__}")
     if isinstance(code, int):
         if not 0 <= code <= _U32_MAX:
-            raise ValueError(f"fourcc {code} out of range")
+            raise InvalidArgValueError(f"fourcc {code} out of range (0..2**32-1)")
         return code
-    b = code.encode("ascii") if isinstance(code, str) else bytes(code)
+    try:
+        b = code.encode("ascii") if isinstance(code, str) else bytes(code)
+    except UnicodeEncodeError:
+        raise InvalidArgValueError(f"a FourCC is ASCII, not {code!r}") from None
     if not 1 <= len(b) <= 4:
-        raise ValueError(f"a FourCC has 1 to 4 characters, not {code!r}")
+        raise InvalidArgValueError(f"a FourCC has 1 to 4 characters, not {code!r}")
     b = b.ljust(4, b" ")
     return b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)
 
@@ -815,10 +833,10 @@ def _int_in(name: str, value, lo: int, hi: int) -> int:
 
 
 def _u32(name: str, value) -> int:
-    v = int(value)
-    if not 0 <= v <= _U32_MAX:
-        raise InvalidArgError(f"{name}={value!r} out of range (0..2**32-1)")
-    return v
+    """A uint32_t argument: an integer 0..2**32-1 (InvalidArgError outside it;
+    InvalidArgTypeError for 1.5, "3" or None, which int() would have taken or
+    truncated)."""
+    return _int_in(name, value, 0, _U32_MAX)
 
 
 # --------------------------------------------------------------------------
@@ -1331,10 +1349,11 @@ class Capturer:
 
     Created by Manager.open(). close() (or leaving the `with` block) stops
     streaming and closes the device; after it, every method raises
-    StateError. The capturer stays usable after its Manager is closed.
+    StateError. It keeps its Manager alive; closing the Manager closes it.
     """
 
-    def __init__(self, handle: int, device_id: str):
+    def __init__(self, handle: int, device_id: str, manager: Optional["Manager"] = None):
+        self._manager = manager       # kept alive by its capturers (its close closes them)
         self._handle: Optional[int] = handle
         self._device_id = device_id
         self._lock = threading.Lock()
@@ -1678,8 +1697,9 @@ class Manager:
             the manager is created, does the same. 2 lists two: a front
             "synthetic:0" and a back "synthetic:1" (to try Session.flip()).
 
-    Use as a context manager; close() frees it (capturers opened from it stay
-    valid and must be closed themselves). Raises NoMemoryError on failure.
+    Use as a context manager; close() frees it and first closes every
+    Capturer and Session made from it (they keep it alive until then).
+    Raises NoMemoryError on failure.
     """
 
     def __init__(self, synthetic: Union[bool, int] = False):
@@ -1690,12 +1710,18 @@ class Manager:
         _check(_lib.camcore_manager_new(byref(cfg), byref(out)), "camcore_manager_new")
         self._handle: Optional[int] = out.value
         self._lock = threading.Lock()
+        self._children: "weakref.WeakSet" = weakref.WeakSet()  # its open capturers and sessions
 
     def _h(self) -> int:
         h = self._handle
         if h is None:
             raise StateError("manager is closed")
         return h
+
+    def _adopt(self, child):
+        with self._lock:
+            self._children.add(child)
+        return child
 
     @property
     def closed(self) -> bool:
@@ -1822,10 +1848,24 @@ class Manager:
         out = _capturer_p()
         _check(_lib.camcore_capturer_open(self._h(), _cstr("device_id", device_id), byref(out)),
                f"camcore_capturer_open({device_id!r})")
-        return Capturer(out.value, device_id)
+        return self._adopt(Capturer(out.value, device_id, self))
 
     def close(self) -> None:
-        """Frees the manager (camcore_manager_free). Closing twice is OK."""
+        """Closes every Capturer and Session made from this manager, then frees it
+        (camcore_manager_free). When it returns none of their callbacks runs
+        again. Closing twice is OK. Raises WouldDeadlockError (and closes
+        nothing) when called from a callback of one of them or from this
+        manager's hot-plug callback."""
+        with self._lock:
+            if self._handle is None:
+                return
+            children = list(self._children)
+        if getattr(_hotplug_tls, "manager", None) is self or \
+                any(c._in_own_callback() for c in children):
+            raise WouldDeadlockError("Manager.close() called from a callback of the manager or "
+                                     "of something made from it", detail="nothing was closed")
+        for c in children:
+            c.close()
         with self._lock:
             h, self._handle = self._handle, None
         if h is not None:
@@ -1838,6 +1878,7 @@ class Manager:
         self.close()
 
     def __del__(self):
+        # Reached only once no capturer or session of it is left (they hold it).
         try:
             self.close()
         except Exception:
@@ -2414,6 +2455,9 @@ VIDEO_PAUSE = 1
 HOOK_PASS = 0
 HOOK_DROP = 1
 HOOK_REPLACE = 2
+#: The most previews one session takes (CAMCORE_MAX_PREVIEWS); one more
+#: raises NoMemoryError.
+MAX_PREVIEWS = 64
 
 _session_p = c_void_p
 
@@ -2742,7 +2786,7 @@ class Session:
     """
 
     def __init__(self, manager: "Manager", handle: int):
-        self._manager = manager       # the manager must outlive the session
+        self._manager = manager       # kept alive by its sessions (its close closes them)
         self._handle: Optional[int] = handle
         self._lock = threading.Lock()
         self._sink_token: Optional[int] = None
@@ -3250,8 +3294,8 @@ def _manager_session(self: "Manager", device_id: Optional[str] = None, width: in
     """A video session on device_id (None: the first listed device) with the
     preferred setting width x height at min_fps..max_fps and the output format
     (S6, S8). The camera stays off until a preview or transmission needs it.
-    The manager must outlive the session. Raises NoDeviceError (unknown id),
-    InvalidArgError."""
+    The session keeps the manager alive; closing the manager closes it.
+    Raises NoDeviceError (unknown id), InvalidArgError."""
     cfg = camcore_session_config()
     _lib.camcore_session_config_init(byref(cfg))
     cfg.struct_size = sizeof(camcore_session_config)
@@ -3261,10 +3305,10 @@ def _manager_session(self: "Manager", device_id: Optional[str] = None, width: in
     out = _session_p()
     _check(_lib.camcore_session_new(self._h(), byref(cfg), byref(out)),
            f"camcore_session_new({device_id!r})")
-    return Session(self, out.value)
+    return self._adopt(Session(self, out.value))
 
 
 Manager.session = _manager_session
 
 __all__ += ["Session", "SessionState", "VIDEO_RESUME", "VIDEO_PAUSE", "HOOK_PASS", "HOOK_DROP",
-            "HOOK_REPLACE"]
+            "HOOK_REPLACE", "MAX_PREVIEWS"]

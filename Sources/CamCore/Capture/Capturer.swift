@@ -82,6 +82,12 @@ public final class Capturer: @unchecked Sendable {
     /// check holds from the very first frame.
     private func onCaptureThread() -> Bool { CallbackMark.isInside(self) }
 
+    /// True inside one of this capturer's callbacks: a frame, error or
+    /// stall callback on the capture thread, or the control-change
+    /// handler on the control-event thread. stop/close from there would
+    /// wait for the calling thread itself.
+    public var isInsideCallback: Bool { onCaptureThread() || controls.isInsideHandler }
+
     /// Negotiates `request`, starts streaming and delivers each frame to
     /// `onFrame` on the capture thread. `onError` is called at most once,
     /// when streaming ends on its own; no frame follows it. `onStall` is

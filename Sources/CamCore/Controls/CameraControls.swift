@@ -180,11 +180,14 @@ public final class CameraControls: @unchecked Sendable {
         events.withLock { $0 = nil }
     }
 
+    /// True on the control-event thread (inside the change handler).
+    var isInsideHandler: Bool { events.withLock { $0?.isCurrent ?? false } }
+
     /// Called by Capturer.close() before the fd closes: stops the event
     /// thread and refuses every later call. Idempotent.
     /// Errors: wouldDeadlock (called from the change handler).
     func close() throws(CamError) {
-        if events.withLock({ $0?.isCurrent ?? false }) {
+        if isInsideHandler {
             throw .wouldDeadlock("close() called from this capturer's control-change handler")
         }
         operations.withLock { _ in

@@ -140,11 +140,17 @@ public final class Manager: @unchecked Sendable {
     }
 
     private func emit(_ change: DeviceChange) {
-        delivering.withLock { _ in
-            let list = watching.withLock { $0.observers }
-            for (_, f) in list { f(change) }
+        CallbackMark.inside(self) {
+            delivering.withLock { _ in
+                let list = watching.withLock { $0.observers }
+                for (_, f) in list { f(change) }
+            }
         }
     }
+
+    /// True on the hot-plug thread while an observer runs: stopObserving
+    /// from there would wait for itself (its callers refuse instead).
+    public var isInsideCallback: Bool { CallbackMark.isInside(self) }
 
     /// Stops calling an observer; after it returns the observer is not called.
     public func stopObserving(_ token: Int) {

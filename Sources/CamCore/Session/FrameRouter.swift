@@ -40,11 +40,32 @@ final class FrameRouter: @unchecked Sendable {
     /// A new preview id (any thread; ids are never reused).
     func nextPreviewID() -> UInt32 { previewIDs.wrappingAdd(1, ordering: .relaxed).oldValue }
 
-    /// Registers a preview; it gets frames from the next `update`.
+    /// Previews added or queued to be added (any thread), for the cap.
+    private let previewSlots = Atomic<Int>(0)
+
+    /// Takes one of `limit` preview slots on the calling thread (also from
+    /// a callback, where the addition itself is queued); false when all are
+    /// taken. A slot is given back when its preview is removed.
+    func reservePreview(limit: Int) -> Bool {
+        var n = previewSlots.load(ordering: .relaxed)
+        while n < limit {
+            let (done, now) = previewSlots.compareExchange(expected: n, desired: n + 1, ordering: .relaxed)
+            if done { return true }
+            n = now
+        }
+        return false
+    }
+
+    /// Registers a preview (its slot reserved); it gets frames from the next `update`.
     func addPreview(_ id: UInt32, _ sink: @escaping FrameSink) { previewSinks[id] = sink }
 
-    /// Unregisters a preview (false: no such id); it gets no frame after the next `update`.
-    func removePreview(_ id: UInt32) -> Bool { previewSinks.removeValue(forKey: id) != nil }
+    /// Unregisters a preview and frees its slot (false: no such id); it
+    /// gets no frame after the next `update`.
+    func removePreview(_ id: UInt32) -> Bool {
+        guard previewSinks.removeValue(forKey: id) != nil else { return false }
+        previewSlots.subtract(1, ordering: .relaxed)
+        return true
+    }
 
     /// The previews registered.
     var previewCount: Int { previewSinks.count }
@@ -68,6 +89,7 @@ final class FrameRouter: @unchecked Sendable {
     /// Drops every receiver and the hook (the session closes).
     func removeAll() {
         reroute { $0 = Routes() }
+        previewSlots.subtract(previewSinks.count, ordering: .relaxed)
         previewSinks = [:]
     }
 

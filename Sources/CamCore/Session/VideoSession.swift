@@ -363,9 +363,15 @@ public final class VideoSession: @unchecked Sendable {
 
     // MARK: Previews (S14)
 
+    /// Previews one session takes at most (camcore.h CAMCORE_MAX_PREVIEWS):
+    /// each frame is handed to every preview on the capture thread, so far
+    /// more would only stall capture.
+    public static let maxPreviews = 64
+
     /// Adds a preview receiver; the camera turns on if it was off.
     /// Returns its id. On a camera error the preview stays registered
-    /// (the error is thrown; a later change retries).
+    /// (the error is thrown; a later change retries). Errors: noMemory
+    /// past `maxPreviews`, and turning the camera on's.
     @discardableResult
     public func addPreview(_ sink: @escaping FrameSink) throws(CamError) -> UInt32 {
         let (id, error) = addPreviewReporting(sink)
@@ -376,7 +382,12 @@ public final class VideoSession: @unchecked Sendable {
     /// addPreview that also gives the id when turning the camera on failed
     /// (the preview stays added). The id is chosen on the calling thread,
     /// so it is right even when the addition is queued (from a callback).
+    /// Errors: noMemory past `maxPreviews` (the id is then 0), and
+    /// turning the camera on's errors.
     public func addPreviewReporting(_ sink: @escaping FrameSink) -> (id: UInt32, error: CamError?) {
+        guard router.reservePreview(limit: VideoSession.maxPreviews) else {
+            return (0, .noMemory("the session already has \(VideoSession.maxPreviews) previews (CAMCORE_MAX_PREVIEWS); remove one first"))
+        }
         let n = router.nextPreviewID()
         let e = run { [self] in
             router.addPreview(n, sink)

@@ -19,12 +19,11 @@ public func cabi_capture_config_init(_ c: UnsafeMutablePointer<camcore_capture_c
         output_fourcc: 0)
 }
 
+/// The live capturer behind a handle; nil with the thread's last error
+/// and status set (Handles.lookup: INVALID_ARG, or STATE once its
+/// manager's free closed it).
 private func capturerBox(_ c: OpaquePointer?, _ fn: String) -> CapturerBox? {
-    guard let box = Handles.shared.get(c, as: CapturerBox.self) else {
-        LastError.set("\(fn): capturer is NULL or not a live capturer")
-        return nil
-    }
-    return box
+    Handles.shared.lookup(c, as: CapturerBox.self, fn, "capturer")
 }
 
 @_cdecl("camcore_capturer_open")
@@ -32,11 +31,11 @@ public func cabi_capturer_open(_ manager: OpaquePointer?, _ deviceID: UnsafePoin
                                _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let out else { return invalid("camcore_capturer_open: out is NULL") }
     out.pointee = nil
-    guard let box = managerBox(manager, "camcore_capturer_open") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = managerBox(manager, "camcore_capturer_open") else { return LastError.status }
     guard let deviceID else { return invalid("camcore_capturer_open: device_id is NULL") }
     do {
         let capturer = try box.manager.open(deviceID: String(cString: deviceID))
-        out.pointee = Handles.shared.add(CapturerBox(capturer))
+        out.pointee = Handles.shared.add(CapturerBox(capturer), parent: manager)
         return 0
     } catch {
         return fail(error)
@@ -45,7 +44,11 @@ public func cabi_capturer_open(_ manager: OpaquePointer?, _ deviceID: UnsafePoin
 
 @_cdecl("camcore_capturer_close")
 public func cabi_capturer_close(_ capturer: OpaquePointer?) {
-    guard let box = Handles.shared.get(capturer, as: CapturerBox.self) else { return }
+    guard let box = Handles.shared.get(capturer, as: CapturerBox.self) else {
+        // Retired (its manager's free closed it): only the handle is left.
+        _ = Handles.shared.remove(capturer, as: CapturerBox.self)
+        return
+    }
     do {
         try box.capturer.close()
         _ = Handles.shared.remove(capturer, as: CapturerBox.self)
@@ -57,7 +60,7 @@ public func cabi_capturer_close(_ capturer: OpaquePointer?) {
 @_cdecl("camcore_capturer_start")
 public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePointer<camcore_capture_config>?,
                                 _ callbacks: UnsafePointer<camcore_frame_callbacks>?) -> Int32 {
-    guard let box = capturerBox(capturer, "camcore_capturer_start") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = capturerBox(capturer, "camcore_capturer_start") else { return LastError.status }
     let fn = "camcore_capturer_start"
     var c = camcore_capture_config()
     cabi_capture_config_init(&c)
@@ -68,14 +71,8 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
     } catch {
         return fail(error)
     }
-    if c.fps.denominator == 0 && c.fps.numerator != 0 {
-        return invalid("camcore_capturer_start: fps \(c.fps.numerator)/0 has a zero denominator")
-    }
-    let request = CaptureRequest(
-        fourcc: FourCC(rawValue: c.fourcc), width: Int(c.width), height: Int(c.height),
-        frameRate: c.fps.numerator == 0 ? nil : FrameRate(c.fps.numerator, c.fps.denominator),
-        bufferCount: Int(c.buffer_count),
-        output: c.output_fourcc == 0 ? nil : FourCC(rawValue: c.output_fourcc))
+    let request: CaptureRequest
+    do { request = try captureRequest(c, fn) } catch { return fail(error) }
     let userData = cb.user_data
     let onFrame = cb.on_frame, onError = cb.on_error, onStall = cb.on_stall
     do {
@@ -94,7 +91,7 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
 
 @_cdecl("camcore_capturer_stop")
 public func cabi_capturer_stop(_ capturer: OpaquePointer?) -> Int32 {
-    guard let box = capturerBox(capturer, "camcore_capturer_stop") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = capturerBox(capturer, "camcore_capturer_stop") else { return LastError.status }
     do {
         try box.capturer.stop()
         return 0
@@ -105,13 +102,13 @@ public func cabi_capturer_stop(_ capturer: OpaquePointer?) -> Int32 {
 
 @_cdecl("camcore_capturer_is_streaming")
 public func cabi_capturer_is_streaming(_ capturer: OpaquePointer?) -> Int32 {
-    guard let box = Handles.shared.get(capturer, as: CapturerBox.self) else { return 0 }
+    guard let box = capturerBox(capturer, "camcore_capturer_is_streaming") else { return 0 }
     return box.capturer.isStreaming ? 1 : 0
 }
 
 @_cdecl("camcore_capturer_get_format")
 public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_capture_format>?) -> Int32 {
-    guard let box = capturerBox(capturer, "camcore_capturer_get_format") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = capturerBox(capturer, "camcore_capturer_get_format") else { return LastError.status }
     guard let out else { return invalid("camcore_capturer_get_format: out is NULL") }
     let size: UInt32
     do { size = try Versioned.captureFormat.outSize(out, "camcore_capturer_get_format") } catch { return fail(error) }
@@ -124,7 +121,7 @@ public func cabi_capturer_get_format(_ capturer: OpaquePointer?, _ out: UnsafeMu
 
 @_cdecl("camcore_capturer_get_stats")
 public func cabi_capturer_get_stats(_ capturer: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_capture_stats>?) -> Int32 {
-    guard let box = capturerBox(capturer, "camcore_capturer_get_stats") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = capturerBox(capturer, "camcore_capturer_get_stats") else { return LastError.status }
     guard let out else { return invalid("camcore_capturer_get_stats: out is NULL") }
     let size: UInt32
     do { size = try Versioned.captureStats.outSize(out, "camcore_capturer_get_stats") } catch { return fail(error) }
@@ -137,7 +134,7 @@ public func cabi_capturer_get_stats(_ capturer: OpaquePointer?, _ out: UnsafeMut
 
 @_cdecl("camcore_capturer_fd")
 public func cabi_capturer_fd(_ capturer: OpaquePointer?) -> Int32 {
-    guard let box = capturerBox(capturer, "camcore_capturer_fd") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = capturerBox(capturer, "camcore_capturer_fd") else { return LastError.status }
     guard let fd = box.capturer.fileDescriptor else {
         return fail(.notSupported("\(box.capturer.device.name) has no file descriptor"))
     }
@@ -146,6 +143,6 @@ public func cabi_capturer_fd(_ capturer: OpaquePointer?) -> Int32 {
 
 @_cdecl("camcore_capturer_device_id")
 public func cabi_capturer_device_id(_ capturer: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = Handles.shared.get(capturer, as: CapturerBox.self) else { return nil }
+    guard let box = capturerBox(capturer, "camcore_capturer_device_id") else { return nil }
     return UnsafePointer(box.deviceID)
 }

@@ -8,11 +8,7 @@ import Glibc
 #endif
 
 private func controlsOf(_ c: OpaquePointer?, _ fn: String) -> CameraControls? {
-    guard let box = Handles.shared.get(c, as: CapturerBox.self) else {
-        LastError.set("\(fn): capturer is NULL or not an open capturer")
-        return nil
-    }
-    return box.capturer.controls
+    Handles.shared.lookup(c, as: CapturerBox.self, fn, "capturer")?.capturer.controls
 }
 
 @_cdecl("camcore_capturer_list_controls")
@@ -21,7 +17,7 @@ public func cabi_capturer_list_controls(_ capturer: OpaquePointer?,
     let fn = "camcore_capturer_list_controls"
     guard let out else { return invalid("\(fn): out is NULL") }
     out.pointee = nil
-    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let controls = controlsOf(capturer, fn) else { return LastError.status }
     do {
         guard let list = ControlList.make(try controls.list()) else { return fail(.noMemory("control list")) }
         out.pointee = Lists.handOut(list)
@@ -39,7 +35,7 @@ public func cabi_capturer_get_control(_ capturer: OpaquePointer?, _ id: UInt32,
                                       _ value: UnsafeMutablePointer<Int64>?) -> Int32 {
     let fn = "camcore_capturer_get_control"
     guard let value else { return invalid("\(fn): value is NULL") }
-    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let controls = controlsOf(capturer, fn) else { return LastError.status }
     do {
         value.pointee = try controls.value(id)
         return 0
@@ -51,9 +47,7 @@ public func cabi_capturer_get_control(_ capturer: OpaquePointer?, _ id: UInt32,
 @_cdecl("camcore_capturer_set_control")
 public func cabi_capturer_set_control(_ capturer: OpaquePointer?, _ id: UInt32, _ value: Int64,
                                       _ applied: UnsafeMutablePointer<Int64>?) -> Int32 {
-    guard let controls = controlsOf(capturer, "camcore_capturer_set_control") else {
-        return CAMCORE_E_INVALID_ARG.rawValue
-    }
+    guard let controls = controlsOf(capturer, "camcore_capturer_set_control") else { return LastError.status }
     do {
         let v = try controls.set(id, to: value)
         applied?.pointee = v
@@ -71,7 +65,7 @@ public func cabi_capturer_get_control_string(_ capturer: OpaquePointer?, _ id: U
     guard size != 0 else { return invalid("\(fn): size is 0") }
     // size_t above Int.max arrives negative: as good as unlimited.
     let room = size < 0 ? Int.max : size
-    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let controls = controlsOf(capturer, fn) else { return LastError.status }
     do {
         let bytes = try controls.stringBytes(id)
         guard bytes.count < room else {
@@ -95,7 +89,7 @@ public func cabi_capturer_set_control_string(_ capturer: OpaquePointer?, _ id: U
                                              _ value: UnsafePointer<CChar>?) -> Int32 {
     let fn = "camcore_capturer_set_control_string"
     guard let value else { return invalid("\(fn): value is NULL") }
-    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let controls = controlsOf(capturer, fn) else { return LastError.status }
     do {
         // The bytes as given (strlen), not re-encoded: no UTF-8 repair.
         let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
@@ -118,7 +112,7 @@ public func cabi_control_callbacks_init(_ cb: UnsafeMutablePointer<camcore_contr
 public func cabi_capturer_set_control_callbacks(_ capturer: OpaquePointer?,
                                                 _ callbacks: UnsafePointer<camcore_control_callbacks>?) -> Int32 {
     let fn = "camcore_capturer_set_control_callbacks"
-    guard let controls = controlsOf(capturer, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let controls = controlsOf(capturer, fn) else { return LastError.status }
     var handler: CameraControls.ChangeHandler? = nil
     if let callbacks {
         let cb: camcore_control_callbacks

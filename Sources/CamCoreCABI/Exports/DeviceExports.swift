@@ -9,7 +9,7 @@ public func cabi_manager_list_devices(_ manager: OpaquePointer?,
                                       _ out: UnsafeMutablePointer<UnsafeMutablePointer<camcore_device_list>?>?) -> Int32 {
     guard let out else { return invalid("camcore_manager_list_devices: out is NULL") }
     out.pointee = nil
-    guard let box = managerBox(manager, "camcore_manager_list_devices") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = managerBox(manager, "camcore_manager_list_devices") else { return LastError.status }
     guard let list = Lists.deviceList(box.manager.devices()) else { return fail(.noMemory("device list")) }
     out.pointee = Lists.handOut(list)
     return 0
@@ -22,7 +22,7 @@ public func cabi_device_list_free(_ list: UnsafeMutablePointer<camcore_device_li
 public func cabi_manager_set_hotplug_callbacks(_ manager: OpaquePointer?,
                                                _ cb: UnsafePointer<camcore_hotplug_callbacks>?) -> Int32 {
     let fn = "camcore_manager_set_hotplug_callbacks"
-    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = managerBox(manager, fn) else { return LastError.status }
     var c: camcore_hotplug_callbacks?
     if let cb {
         do { c = try Versioned.hotplugCallbacks.read(cb, over: camcore_hotplug_callbacks(), fn, "callbacks") } catch {

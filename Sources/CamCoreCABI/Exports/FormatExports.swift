@@ -9,7 +9,7 @@ public func cabi_manager_list_formats(_ manager: OpaquePointer?, _ deviceID: Uns
                                       _ out: UnsafeMutablePointer<UnsafeMutablePointer<camcore_format_list>?>?) -> Int32 {
     guard let out else { return invalid("camcore_manager_list_formats: out is NULL") }
     out.pointee = nil
-    guard let box = managerBox(manager, "camcore_manager_list_formats") else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = managerBox(manager, "camcore_manager_list_formats") else { return LastError.status }
     guard let deviceID else { return invalid("camcore_manager_list_formats: device_id is NULL") }
     do {
         let formats = try box.manager.formats(deviceID: String(cString: deviceID))

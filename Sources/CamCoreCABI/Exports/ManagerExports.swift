@@ -30,5 +30,28 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
 
 @_cdecl("camcore_manager_free")
 public func cabi_manager_free(_ manager: OpaquePointer?) {
-    _ = Handles.shared.remove(manager, as: ManagerBox.self)
+    let fn = "camcore_manager_free"
+    guard let manager, let box = Handles.shared.get(manager, as: ManagerBox.self) else { return }
+    // Everything made from the manager is stopped here, which waits for
+    // its callbacks: from inside one of them that would wait for itself.
+    let inside = box.manager.isInsideCallback || Handles.shared.children(of: manager).contains { child in
+        switch child {
+        case let c as CapturerBox: return c.capturer.isInsideCallback
+        case let s as SessionBox: return s.session.isInsideCallback
+        default: return false
+        }
+    }
+    if inside {
+        _ = fail(.wouldDeadlock("\(fn) called from a callback of the manager or of a capturer or session made from it; free it after the callback returns"))
+        return
+    }
+    guard let (m, children) = Handles.shared.removeRetiringChildren(manager, as: ManagerBox.self) else { return }
+    _ = m.setHotplug(nil)  // waits for a running hot-plug callback
+    for child in children {
+        switch child {
+        case let s as SessionBox: s.session.close()
+        case let c as CapturerBox: try? c.capturer.close()
+        default: break
+        }
+    }
 }

@@ -39,7 +39,7 @@ public func cabi_manager_negotiate(_ manager: OpaquePointer?, _ deviceID: Unsafe
                                    _ out: UnsafeMutablePointer<camcore_setting>?) -> Int32 {
     let fn = "camcore_manager_negotiate"
     if let e = checkSetting(out, fn) { return e }
-    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = managerBox(manager, fn) else { return LastError.status }
     guard let deviceID else { return invalid("\(fn): device_id is NULL") }
     var p = camcore_preference()
     cabi_preference_init(&p)
@@ -66,7 +66,7 @@ public func cabi_manager_format_for(_ manager: OpaquePointer?, _ deviceID: Unsaf
                                     _ out: UnsafeMutablePointer<camcore_setting>?) -> Int32 {
     let fn = "camcore_manager_format_for"
     if let e = checkSetting(out, fn) { return e }
-    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = managerBox(manager, fn) else { return LastError.status }
     guard let deviceID else { return invalid("\(fn): device_id is NULL") }
     guard width > 0, height > 0, let r = rate(fps, "fps") else { return invalid("\(fn): zero size or fps") }
     do {
@@ -84,7 +84,7 @@ public func cabi_manager_max_frame_rate(_ manager: OpaquePointer?, _ deviceID: U
                                         _ fps: camcore_fraction, _ out: UnsafeMutablePointer<camcore_fraction>?) -> Int32 {
     let fn = "camcore_manager_max_frame_rate"
     guard let out else { return invalid("\(fn): out is NULL") }
-    guard let box = managerBox(manager, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = managerBox(manager, fn) else { return LastError.status }
     guard let deviceID else { return invalid("\(fn): device_id is NULL") }
     guard width > 0, height > 0, let r = rate(fps, "fps") else { return invalid("\(fn): zero size or fps") }
     do {

@@ -13,12 +13,11 @@ final class SessionBox {
     init(_ s: VideoSession) { session = s }
 }
 
+/// The live session behind a handle; nil with the thread's last error
+/// and status set (Handles.lookup: INVALID_ARG, or STATE once its
+/// manager's free closed it).
 private func sessionBox(_ s: OpaquePointer?, _ fn: String) -> SessionBox? {
-    guard let box = Handles.shared.get(s, as: SessionBox.self) else {
-        LastError.set("\(fn): session is NULL or not a live session")
-        return nil
-    }
-    return box
+    Handles.shared.lookup(s, as: SessionBox.self, fn, "session")
 }
 
 private func status(_ e: CamError?) -> Int32 { e.map(fail) ?? 0 }
@@ -51,10 +50,7 @@ private func request(_ c: UnsafePointer<camcore_capture_config>?, _ fn: String) 
     var v = camcore_capture_config()
     cabi_capture_config_init(&v)
     v = try Versioned.captureConfig.read(c, over: v, fn, "config")
-    if v.fps.denominator == 0 && v.fps.numerator != 0 { throw .invalidArgument("\(fn): fps has a zero denominator") }
-    return CaptureRequest(fourcc: FourCC(rawValue: v.fourcc), width: Int(v.width), height: Int(v.height),
-                          frameRate: v.fps.numerator == 0 ? nil : FrameRate(v.fps.numerator, v.fps.denominator),
-                          bufferCount: Int(v.buffer_count))
+    return try captureRequest(v, fn, output: false)
 }
 
 /// A completion closure calling the C function once with the status.
@@ -81,9 +77,7 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
     let fn = "camcore_session_new"
     guard let out else { return invalid("\(fn): out is NULL") }
     out.pointee = nil
-    guard let mbox = Handles.shared.get(manager, as: ManagerBox.self) else {
-        return invalid("\(fn): manager is NULL or not a live manager")
-    }
+    guard let mbox = managerBox(manager, fn) else { return LastError.status }
     var c = camcore_session_config()
     cabi_session_config_init(&c)
     if let config {
@@ -94,7 +88,7 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
         let id = c.device_id.map { String(cString: $0) }
         let s = try VideoSession(manager: mbox.manager, deviceID: id, preference: pref)
         s.returnsToReconnectedDevice = c.return_to_reconnected_device != 0
-        out.pointee = Handles.shared.add(SessionBox(s))
+        out.pointee = Handles.shared.add(SessionBox(s), parent: manager)
         return 0
     } catch {
         return fail(error)
@@ -103,7 +97,11 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
 
 @_cdecl("camcore_session_free")
 public func cabi_session_free(_ session: OpaquePointer?) {
-    guard let box = Handles.shared.get(session, as: SessionBox.self) else { return }
+    guard let box = Handles.shared.get(session, as: SessionBox.self) else {
+        // Retired (its manager's free closed it): only the handle is left.
+        _ = Handles.shared.remove(session, as: SessionBox.self)
+        return
+    }
     if box.session.isInsideCallback {
         _ = fail(.wouldDeadlock("CAMCORE_E_WOULD_DEADLOCK: camcore_session_free called from the session's own callback; free it after the callback returns"))
         return
@@ -114,7 +112,7 @@ public func cabi_session_free(_ session: OpaquePointer?) {
 
 /// Runs a synchronous session call: handle check, then `body`'s error as status.
 private func call(_ session: OpaquePointer?, _ fn: String, _ body: (VideoSession) throws(CamError) -> Void) -> Int32 {
-    guard let box = sessionBox(session, fn) else { return CAMCORE_E_INVALID_ARG.rawValue }
+    guard let box = sessionBox(session, fn) else { return LastError.status }
     do {
         try body(box.session)
         return 0

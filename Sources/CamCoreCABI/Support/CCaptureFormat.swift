@@ -18,3 +18,21 @@ func cCaptureFormat(_ f: CaptureFormat) -> camcore_capture_format {
     r.adjusted = f.adjustments.rawValue
     return r
 }
+
+/// A capture config as the engine's request, checked whole at the call
+/// (issue 12 item 7): size 1...65536, buffer_count 2...32, fps a positive
+/// fraction or 0/0 (the driver's rate) — 0/1 and 30/0 are refused.
+/// `output` false leaves output_fourcc unread (camcore_session_start).
+/// Errors: invalidArgument naming `fn`.
+func captureRequest(_ v: camcore_capture_config, _ fn: String, output: Bool = true) throws(CamError) -> CaptureRequest {
+    let keepsDriverRate = v.fps.numerator == 0 && v.fps.denominator == 0
+    if !keepsDriverRate && (v.fps.numerator == 0 || v.fps.denominator == 0) {
+        throw .invalidArgument("\(fn): fps \(v.fps.numerator)/\(v.fps.denominator) is not a rate (0/0 keeps the driver's rate)")
+    }
+    let r = CaptureRequest(fourcc: FourCC(rawValue: v.fourcc), width: Int(v.width), height: Int(v.height),
+                           frameRate: keepsDriverRate ? nil : FrameRate(v.fps.numerator, v.fps.denominator),
+                           bufferCount: Int(v.buffer_count),
+                           output: !output || v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc))
+    do { try r.validate() } catch { throw .invalidArgument("\(fn): \(error.message)") }
+    return r
+}

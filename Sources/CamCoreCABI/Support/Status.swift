@@ -59,6 +59,23 @@ enum LastError {
         free(old)
     }
 
+    /// The status of the error last recorded by `fail` on this thread
+    /// (CAMCORE_E_INVALID_ARG when none was): what a handle check that
+    /// just failed (`Handles.lookup`) returns.
+    static var status: Int32 {
+        guard let p = pthread_getspecific(statusKey) else { return CAMCORE_E_INVALID_ARG.rawValue }
+        return Int32(truncatingIfNeeded: Int(bitPattern: p))
+    }
+    private static let statusKey: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+    /// Records `status` (negative, so never a NULL pointer value).
+    fileprivate static func set(status: Int32) {
+        pthread_setspecific(statusKey, UnsafeRawPointer(bitPattern: Int(status)))
+    }
+
     static var current: UnsafePointer<CChar> {
         if let p = pthread_getspecific(key) { return UnsafePointer(p.assumingMemoryBound(to: CChar.self)) }
         return UnsafeRawPointer(empty.utf8Start).assumingMemoryBound(to: CChar.self)
@@ -68,6 +85,7 @@ enum LastError {
 /// Records `error` for the thread and returns its status.
 func fail(_ error: CamError) -> Int32 {
     LastError.set(error.message)
+    LastError.set(status: error.status)
     return error.status
 }
 
