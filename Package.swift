@@ -27,10 +27,18 @@ let package = Package(
         .systemLibrary(
             name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]),
+        // A thin C shim over libpipewire-0.3 (SPEC S32-S34): the library is
+        // dlopen'ed at run time, never linked, so libcamcore.so loads and
+        // works without PipeWire. Built against Debian 12's headers
+        // (libpipewire-0.3-dev 0.3.65), whose paths pkg-config would give.
+        .target(
+            name: "CPipeWire", path: "Sources/CPipeWire",
+            cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
+            linkerSettings: [.linkedLibrary("dl")]),
         // The engine: pure Swift, no C-ABI types in its API.
         // Debug (test) builds let tests replace open/ioctl/mmap (Platform/
         // Syscalls.swift) to drive errno mapping on the host; release has no hooks.
-        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG"],
+        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG", "CPipeWire"],
                 swiftSettings: [.define("CAMCORE_SYSCALL_HOOKS", .when(configuration: .debug))]),
         // Only the @_cdecl exports and handle boxing.
         .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"], exclude: ["exports.map"]),

@@ -241,7 +241,30 @@ typedef struct camcore_manager_config {
      * Default 0.
      */
     int32_t include_synthetic;
+    /**
+     * Which backends cameras are listed from (S33), a camcore_backend
+     * value. CAMCORE_BACKEND_AUTO (the default) defers to the environment
+     * variable CAMCORE_BACKEND ("auto", "v4l2", "pipewire", "both") when
+     * it is set, and otherwise means PipeWire inside a sandbox (Flatpak,
+     * Snap) and V4L2 elsewhere. Added in 0.1: a struct_size that ends
+     * before it reads as AUTO.
+     */
+    int32_t backend;
+    /**
+     * A PipeWire remote fd the app already holds (e.g. from the camera
+     * portal's OpenPipeWireRemote), used instead of the default socket;
+     * -1 (the default) for none. Duplicated: the app keeps its fd.
+     */
+    int32_t pipewire_fd;
 } camcore_manager_config;
+
+/** Backends (camcore_manager_config.backend, S32, S33). \since 0.1 */
+typedef enum camcore_backend {
+    CAMCORE_BACKEND_AUTO = 0,     /**< PipeWire in a sandbox, else V4L2 */
+    CAMCORE_BACKEND_V4L2 = 1,     /**< V4L2 device nodes only */
+    CAMCORE_BACKEND_PIPEWIRE = 2, /**< PipeWire camera nodes only (libpipewire loaded at run time) */
+    CAMCORE_BACKEND_BOTH = 3      /**< both; a PipeWire node over a listed V4L2 device is listed once, as that device */
+} camcore_backend;
 
 /**
  * Fills a manager config with defaults (no synthetic camera).
@@ -356,6 +379,14 @@ typedef struct camcore_device_info {
      * is listed so the app can tell the user, instead of silently missing.
      */
     const char *unavailable_reason;
+    /** The backend (S32): "v4l2", "pipewire" or "synthetic"; the id starts with it and ':'. */
+    const char *backend;
+    /**
+     * For a PipeWire camera that wraps a V4L2 device (object.path
+     * "v4l2:/dev/videoN"): that device's V4L2 id, to match the two (S32);
+     * "" otherwise.
+     */
+    const char *v4l2_id;
 } camcore_device_info;
 
 /** A device list: one allocation, freed with camcore_device_list_free(). \since 0.1 */

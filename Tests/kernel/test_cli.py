@@ -87,11 +87,11 @@ def test_cli_list(vivid_webcam, tool):
     r = run("list")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert re.match(r"#\s+ID\s+NAME\s+TYPE\s+POSITION\s+NODE$", lines[0]), lines
+    assert re.match(r"#\s+ID\s+NAME\s+TYPE\s+POSITION\s+NODE\s+BACKEND$", lines[0]), lines
     rows = lines[1:]
     assert len(rows) == 2, lines
     for i, (row, node) in enumerate(zip(rows, nodes)):
-        assert re.match(rf"{i}\s+\S+\s+vivid\s+virtual\s+\w+\s+{re.escape(node)}$", row), row
+        assert re.match(rf"{i}\s+\S+\s+vivid\s+virtual\s+\w+\s+{re.escape(node)}\s+v4l2$", row), row
     assert "synthetic" not in r.stdout
     devs = devices()
     assert [d["node"] for d in devs] == nodes

@@ -4,6 +4,7 @@ Each test names the SPEC rule it checks. Uses that could crash the
 interpreter (a numpy view read after its frame's buffer was freed) run in a
 subprocess, so a segfault fails the test instead of killing pytest.
 """
+import ctypes
 import gc
 import textwrap
 import time
@@ -374,3 +375,39 @@ def test_S31_a_capturer_keeps_its_manager_alive(synth_id):
     frames = c.capture(2, fourcc="YUYV", width=160, height=120, fps=60)
     assert [f.width for f in frames] == [160, 160]
     c.close()
+
+
+# ---------------------------------------------------------------------------
+# S33: backend choice, and the library without PipeWire
+# ---------------------------------------------------------------------------
+
+def test_S33_backend_choice_without_pipewire(synth_id):
+    code = textwrap.dedent("""
+        import camcore
+        for b in camcore.BACKENDS:
+            with camcore.Manager(synthetic=True, backend=b) as m:
+                ds = m.devices()
+                print(b, [d.backend for d in ds])
+        with camcore.Manager(synthetic=True, backend="pipewire") as m:
+            frames = m.open("synthetic:0").capture(2, width=160, height=120)
+            print("frames", len(frames))
+    """)
+    r = run_python(code, env_extra={"CAMCORE_PIPEWIRE_LIBRARY": "/nonexistent/libpipewire-0.3.so.0"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split("\n")
+    # No PipeWire: the PipeWire backend lists nothing, V4L2 (none here) and
+    # the synthetic camera are unaffected, and nothing crashes.
+    assert lines[:5] == ["auto ['synthetic']", "v4l2 ['synthetic']", "pipewire ['synthetic']",
+                         "both ['synthetic']", "frames 2"], r.stdout
+    with pytest.raises(camcore.InvalidArgError):
+        camcore.Manager(backend="gstreamer")
+
+
+def test_S33_bad_backend_value_is_refused_by_the_c_abi():
+    cfg = camcore.camcore_manager_config()
+    camcore._lib.camcore_manager_config_init(ctypes.byref(cfg))
+    assert (cfg.backend, cfg.pipewire_fd) == (camcore.BACKEND_AUTO, -1)
+    cfg.backend = 7
+    out = ctypes.c_void_p()
+    assert camcore._lib.camcore_manager_new(ctypes.byref(cfg), ctypes.byref(out)) == camcore.E_INVALID_ARG
+    assert "backend 7" in camcore.last_error_message()

@@ -90,9 +90,9 @@ def test_S4_cli_list_synthetic_when_no_camera(tool):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "No camera found; camcore's synthetic camera stands in for one."
-    assert re.match(r"#\s+ID\s+NAME\s+TYPE\s+POSITION\s+NODE$", lines[1])
-    assert re.match(r"0\s+synthetic:0\s+camcore synthetic camera\s+virtual\s+unknown\s+synthetic$",
-                    lines[2]), lines[2]
+    assert re.match(r"#\s+ID\s+NAME\s+TYPE\s+POSITION\s+NODE\s+BACKEND$", lines[1])
+    assert re.match(r"0\s+synthetic:0\s+camcore synthetic camera\s+virtual\s+unknown\s+synthetic"
+                    r"\s+synthetic$", lines[2]), lines[2]
     assert len(lines) == 3
 
 
@@ -104,11 +104,15 @@ def test_S4_cli_list_json(tool):
     doc = json.loads(r.stdout)
     assert doc["devices"] == [{
         "index": 0, "id": "synthetic:0", "name": "camcore synthetic camera", "node": "synthetic",
-        "type": "virtual", "position": "unknown", "driver": "camcore", "bus_info": "synthetic:0",
+        "backend": "synthetic", "type": "virtual", "position": "unknown", "driver": "camcore", "bus_info": "synthetic:0",
         "usb_vendor_id": 0, "usb_product_id": 0, "multiplanar": False, "synthetic": True,
         "unavailable": False}]
     # --json may come after the command too
     assert json.loads(run(tool, "list", "--json").stdout) == doc
+    # --backend (S33): a name or a usage error.
+    assert json.loads(run(tool, "--backend", "v4l2", "--json", "list").stdout) == doc
+    r = run(tool, "--backend=gstreamer", "list")
+    assert r.returncode == 2 and "auto, v4l2, pipewire, both" in r.stderr
 
 
 def test_S5_cli_formats(tool):

@@ -90,7 +90,8 @@ __all__ = [
     "NotSupportedError", "TimeoutError_", "IOError_", "StateError", "InvalidArgTypeError",
     "InvalidArgValueError", "CustomSourceActiveError", "WouldDeadlockError", "NoMemoryError", "InternalError",
     "error_for_status",
-    "Manager", "Capturer", "DeviceInfo", "Format", "CaptureFormat", "CaptureStats", "Setting",
+    "Manager", "BACKENDS", "BACKEND_AUTO", "BACKEND_V4L2", "BACKEND_PIPEWIRE", "BACKEND_BOTH",
+    "Capturer", "DeviceInfo", "Format", "CaptureFormat", "CaptureStats", "Setting",
     "Frame", "RetainedFrame", "CapturedFrame",
 ]
 
@@ -161,7 +162,8 @@ class camcore_fraction(Structure):
 class camcore_manager_config(Structure):
     """Manager settings (camcore_manager_config); fill with camcore_manager_config_init."""
 
-    _fields_ = [("struct_size", c_uint32), ("include_synthetic", c_int32)]
+    _fields_ = [("struct_size", c_uint32), ("include_synthetic", c_int32), ("backend", c_int32),
+                ("pipewire_fd", c_int32)]
 
 
 class camcore_device_info(Structure):
@@ -180,6 +182,8 @@ class camcore_device_info(Structure):
         ("type", c_int32),
         ("position", c_int32),
         ("unavailable_reason", c_char_p),
+        ("backend", c_char_p),
+        ("v4l2_id", c_char_p),
     ]
 
 
@@ -869,6 +873,10 @@ class DeviceInfo:
     synthetic: bool
     #: Why the device cannot be opened (e.g. permission denied); "" when usable.
     unavailable_reason: str = ""
+    #: The backend (S32): "v4l2", "pipewire" or "synthetic".
+    backend: str = ""
+    #: For a PipeWire camera over a V4L2 device: that device's V4L2 id; "" otherwise.
+    v4l2_id: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1688,6 +1696,11 @@ class Capturer:
 # --------------------------------------------------------------------------
 
 
+#: Backend names (camcore_backend values in this order, S33).
+BACKENDS = ("auto", "v4l2", "pipewire", "both")
+BACKEND_AUTO, BACKEND_V4L2, BACKEND_PIPEWIRE, BACKEND_BOTH = range(4)
+
+
 class Manager:
     """A camera manager (camcore_manager): lists devices and formats, opens capturers.
 
@@ -1696,16 +1709,24 @@ class Manager:
             ones. The environment variable CAMCORE_SYNTHETIC_CAMERA=1, read when
             the manager is created, does the same. 2 lists two: a front
             "synthetic:0" and a back "synthetic:1" (to try Session.flip()).
+        backend: "auto" (PipeWire in a sandbox, else V4L2; CAMCORE_BACKEND
+            overrides it), "v4l2", "pipewire" or "both" (S33).
+        pipewire_fd: a PipeWire remote fd the app holds (camera portal), or -1.
 
     Use as a context manager; close() frees it and first closes every
     Capturer and Session made from it (they keep it alive until then).
     Raises NoMemoryError on failure.
     """
 
-    def __init__(self, synthetic: Union[bool, int] = False):
+    def __init__(self, synthetic: Union[bool, int] = False, backend: str = "auto",
+                 pipewire_fd: int = -1):
         cfg = camcore_manager_config()
         _lib.camcore_manager_config_init(byref(cfg))
         cfg.include_synthetic = _int_in("synthetic", synthetic, _I32_MIN, _I32_MAX)
+        if not isinstance(backend, str) or backend not in BACKENDS:
+            raise InvalidArgError(f"backend={backend!r}: one of {', '.join(BACKENDS)}")
+        cfg.backend = BACKENDS.index(backend)
+        cfg.pipewire_fd = _int_in("pipewire_fd", pipewire_fd, -1, _I32_MAX)
         out = _manager_p()
         _check(_lib.camcore_manager_new(byref(cfg), byref(out)), "camcore_manager_new")
         self._handle: Optional[int] = out.value
@@ -1747,7 +1768,8 @@ class Manager:
                     position=_POSITION_NAMES.get(d.position, f"unknown({d.position})"),
                     multiplanar=bool(d.flags & DEVICE_MULTIPLANAR),
                     synthetic=bool(d.flags & DEVICE_SYNTHETIC),
-                    unavailable_reason=_s(d.unavailable_reason)))
+                    unavailable_reason=_s(d.unavailable_reason), backend=_s(d.backend),
+                    v4l2_id=_s(d.v4l2_id)))
             return result
         finally:
             _lib.camcore_device_list_free(out)
@@ -2353,7 +2375,7 @@ def _device_from_c(d: camcore_device_info) -> DeviceInfo:
         type=_TYPE_NAMES.get(d.type, f"unknown({d.type})"),
         position=_POSITION_NAMES.get(d.position, f"unknown({d.position})"),
         multiplanar=bool(d.flags & DEVICE_MULTIPLANAR), synthetic=bool(d.flags & DEVICE_SYNTHETIC),
-        unavailable_reason=_s(d.unavailable_reason))
+        unavailable_reason=_s(d.unavailable_reason), backend=_s(d.backend), v4l2_id=_s(d.v4l2_id))
 
 
 OnDevice = Callable[[DeviceInfo], None]

@@ -33,6 +33,8 @@ enum {
 
 /* --json was given (main.c). */
 extern int g_json;
+/* --backend: a camcore_backend value for every manager the tool makes. */
+extern int g_backend;
 /* SIGINT or SIGTERM came, once catch_signals() is called (tool.c). */
 extern volatile sig_atomic_t g_interrupted;
 

@@ -36,12 +36,12 @@ int cmd_list(int argc, char **argv)
         }
         if (d.synthetic_only && d.count > 0)
             printf("No camera found; camcore's synthetic camera stands in for one.\n");
-        printf("%-3s %-*s  %-*s  %-8s  %-8s  %s\n", "#", wid, "ID", wname, "NAME", "TYPE",
-               "POSITION", "NODE");
+        printf("%-3s %-*s  %-*s  %-8s  %-8s  %-*s  %s\n", "#", wid, "ID", wname, "NAME", "TYPE",
+               "POSITION", wnode, "NODE", "BACKEND");
         for (i = 0; i < d.count; i++) {
-            printf("%-3zu %-*s  %-*s  %-8s  %-8s  %s\n", i, wid, d.shown[i]->id, wname,
+            printf("%-3zu %-*s  %-*s  %-8s  %-8s  %-*s  %s\n", i, wid, d.shown[i]->id, wname,
                    d.shown[i]->name, type_name(d.shown[i]->type),
-                   position_name(d.shown[i]->position), d.shown[i]->node);
+                   position_name(d.shown[i]->position), wnode, d.shown[i]->node, d.shown[i]->backend);
             if (d.shown[i]->flags & CAMCORE_DEVICE_UNAVAILABLE)
                 printf("    unavailable: %s\n", d.shown[i]->unavailable_reason);
         }

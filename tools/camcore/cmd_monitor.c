@@ -151,7 +151,10 @@ int cmd_monitor(int argc, char **argv)
     if (argc > 0)
         return usage_error("monitor: unexpected argument '%s'", argv[0]);
     catch_signals();
-    st = camcore_manager_new(NULL, &m); /* real cameras (the synthetic one only if the env asks) */
+    camcore_manager_config mcfg;
+    camcore_manager_config_init(&mcfg);
+    mcfg.backend = g_backend;
+    st = camcore_manager_new(&mcfg, &m); /* real cameras (the synthetic one only if the env asks) */
     if (st != CAMCORE_OK)
         return fail(st, "creating a manager", NULL);
     /* Events first (held back by the lock), then the list: nothing falls between. */

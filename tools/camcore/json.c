@@ -66,6 +66,9 @@ void json_device_fields(int *first, const camcore_device_info *dev)
     json_kv_str(first, "id", dev->id);
     json_kv_str(first, "name", dev->name);
     json_kv_str(first, "node", dev->node);
+    json_kv_str(first, "backend", dev->backend);
+    if (dev->v4l2_id && dev->v4l2_id[0])
+        json_kv_str(first, "v4l2_id", dev->v4l2_id);
     json_kv_str(first, "type", type_name(dev->type));
     json_kv_str(first, "position", position_name(dev->position));
     json_kv_str(first, "driver", dev->driver);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 int g_json;
+int g_backend; /* CAMCORE_BACKEND_AUTO */
 
 static void usage(FILE *out)
 {
@@ -60,6 +61,8 @@ static void usage(FILE *out)
         "when there is none.\n"
         "\n"
         "Options:\n"
+        "  --backend B  where cameras come from (S33): auto (PipeWire in a sandbox, else\n"
+        "               V4L2; CAMCORE_BACKEND overrides it), v4l2, pipewire, both\n"
         "  --json       machine-readable output (one JSON document; `monitor` prints\n"
         "               one JSON object per line)\n"
         "  -h, --help   this help\n"
@@ -82,6 +85,17 @@ int main(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
             g_json = 1;
+        } else if (!strcmp(argv[i], "--backend") || !strncmp(argv[i], "--backend=", 10)) {
+            static const char *const names[] = { "auto", "v4l2", "pipewire", "both" };
+            const char *v = argv[i][9] == '=' ? argv[i] + 10 : (i + 1 < argc ? argv[++i] : "");
+            int k;
+            for (k = 0; k < 4 && strcmp(v, names[k]) != 0; k++)
+                ;
+            if (k == 4) {
+                free(args);
+                return usage_error("--backend '%s': one of auto, v4l2, pipewire, both", v);
+            }
+            g_backend = k;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
             usage(stdout);
             free(args);

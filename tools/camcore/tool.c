@@ -188,6 +188,7 @@ int load_devices(struct devices *d, int include_fallback)
     memset(d, 0, sizeof *d);
     camcore_manager_config_init(&cfg);
     cfg.include_synthetic = 1;
+    cfg.backend = g_backend;
     st = camcore_manager_new(&cfg, &d->manager);
     if (st == CAMCORE_OK)
         st = camcore_manager_list_devices(d->manager, &d->all);

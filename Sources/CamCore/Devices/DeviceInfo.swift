@@ -44,6 +44,13 @@ public struct DeviceInfo: Sendable, Equatable {
     public var isSynthetic: Bool
     /// Why the node cannot be opened (e.g. permission denied); nil when usable.
     public var unavailableReason: String?
+    /// For a PipeWire camera that wraps a V4L2 device: that device's V4L2
+    /// id (S32), so an app can match the two; nil otherwise.
+    public var v4l2ID: String? = nil
+
+    /// The backend the camera comes from (S32): "v4l2", "pipewire" or
+    /// "synthetic", the part of the id before its first ':'.
+    public var backend: String { String(id.prefix { $0 != ":" }) }
 
     public init(id: String, name: String, node: String, busInfo: String, driver: String,
                 usbVendorID: UInt16 = 0, usbProductID: UInt16 = 0, type: DeviceType,

@@ -3,8 +3,42 @@ import Synchronization
 import Glibc
 #endif
 
+/// Which backends a manager lists cameras from (SPEC S33).
+public enum BackendChoice: String, Sendable, CaseIterable {
+    /// PipeWire inside a sandbox (Flatpak's /.flatpak-info, Snap's
+    /// $SNAP), V4L2 elsewhere.
+    case auto
+    case v4l2
+    case pipewire
+    /// Both; a PipeWire camera that wraps a listed V4L2 device is listed
+    /// once, as the V4L2 device.
+    case both
+
+    /// The choice in CAMCORE_BACKEND, if set to one of the names.
+    static var fromEnvironment: BackendChoice? {
+        guard let v = getenv("CAMCORE_BACKEND") else { return nil }
+        return BackendChoice(rawValue: String(cString: v).lowercased())
+    }
+
+    /// True inside a Flatpak or Snap sandbox.
+    static var inSandbox: Bool { access("/.flatpak-info", F_OK) == 0 || getenv("SNAP") != nil }
+
+    /// What `auto` means here and now.
+    var resolved: BackendChoice {
+        guard self == .auto else { return self }
+        return BackendChoice.inSandbox ? .pipewire : .v4l2
+    }
+}
+
 /// Manager settings.
 public struct ManagerConfig: Sendable {
+    /// The backends to list (S33). `auto` (the default) defers to
+    /// CAMCORE_BACKEND when that is set.
+    public var backend: BackendChoice = .auto
+    /// A PipeWire remote fd the app already holds (e.g. from the camera
+    /// portal, S35), used instead of the default socket; -1 for none.
+    /// Duplicated: the app keeps its fd.
+    public var pipeWireFD: Int32 = -1
     /// How many synthetic cameras to list after the real ones (S4): 0, 1,
     /// or 2 (a front and a back one). The environment variable
     /// CAMCORE_SYNTHETIC_CAMERA=1 (or =2) also turns them on.
@@ -25,6 +59,8 @@ public final class Manager: @unchecked Sendable {
     public var listsSynthetic: Bool { !synthetic.isEmpty }
     /// The camera sources, in listing order.
     private let sources: [CameraSource]
+    /// The backends in use (`auto` resolved).
+    public let backend: BackendChoice
 
     public init(config: ManagerConfig = ManagerConfig()) {
         self.config = config
@@ -34,7 +70,11 @@ public final class Manager: @unchecked Sendable {
             env = s == "2" ? 2 : (s.isEmpty || s == "0" || s == "false" || s == "no") ? 0 : 1
         }
         let count = max(config.syntheticCount, env)
-        var sources: [CameraSource] = [V4L2Source()]
+        let choice = (config.backend == .auto ? BackendChoice.fromEnvironment ?? .auto : config.backend).resolved
+        backend = choice
+        var sources: [CameraSource] = []
+        if choice == .v4l2 || choice == .both { sources.append(V4L2Source()) }
+        if choice == .pipewire || choice == .both { sources.append(PipeWireSource(remoteFD: config.pipeWireFD)) }
         if count > 0 { sources.append(SyntheticSource(count: count)) }
         self.sources = sources
         synthetic = sources.compactMap { $0 as? SyntheticSource }.first?.cameras ?? []
@@ -43,7 +83,20 @@ public final class Manager: @unchecked Sendable {
     /// The capture devices present now: every source's, in source order
     /// (real cameras in node order, then the synthetic ones). No
     /// streaming; each node is open only for its queries (S3).
-    public func devices() -> [DeviceInfo] { sources.flatMap { $0.devices() } }
+    /// A camera another source wraps (a PipeWire node over a listed V4L2
+    /// device, `v4l2ID`) is listed once, as the device it wraps (S33).
+    public func devices() -> [DeviceInfo] {
+        let all = sources.flatMap { $0.devices() }
+        guard sources.count > 1 else { return all }
+        let ids = Set(all.map(\.id))
+        return all.filter { d in d.v4l2ID.map { !ids.contains($0) } ?? true }
+    }
+
+    /// Why the PipeWire backend lists nothing (library or daemon missing),
+    /// when it is in use; nil otherwise.
+    public var pipeWireUnavailableReason: String? {
+        sources.compactMap { ($0 as? PipeWireSource)?.unavailableReason }.first
+    }
 
     /// The source whose ids start like `id`, with that device present now.
     private func lookup(_ id: String) throws(CamError) -> (CameraSource, DeviceInfo) {

@@ -7,7 +7,8 @@ import CamCore
 @_cdecl("camcore_manager_config_init")
 public func cabi_manager_config_init(_ config: UnsafeMutablePointer<camcore_manager_config>?) {
     config?.pointee = camcore_manager_config(
-        struct_size: UInt32(MemoryLayout<camcore_manager_config>.size), include_synthetic: 0)
+        struct_size: UInt32(MemoryLayout<camcore_manager_config>.size), include_synthetic: 0, backend: 0,
+        pipewire_fd: -1)
 }
 
 @_cdecl("camcore_manager_new")
@@ -18,8 +19,16 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
     var c = ManagerConfig()
     if let config {
         do {
-            let v = try Versioned.managerConfig.read(config, over: camcore_manager_config(), "camcore_manager_new", "config")
+            var defaults = camcore_manager_config()
+            cabi_manager_config_init(&defaults)
+            let v = try Versioned.managerConfig.read(config, over: defaults, "camcore_manager_new", "config")
             c.syntheticCount = Int(max(0, min(v.include_synthetic, 2)))
+            let backends: [BackendChoice] = [.auto, .v4l2, .pipewire, .both]
+            guard (0..<Int32(backends.count)).contains(v.backend) else {
+                return invalid("camcore_manager_new: backend \(v.backend) is not a camcore_backend value")
+            }
+            c.backend = backends[Int(v.backend)]
+            c.pipeWireFD = v.pipewire_fd
         } catch {
             return fail(error)
         }

@@ -51,7 +51,9 @@ enum Lists {
         let entry = MemoryLayout<camcore_device_info>.stride
         var strings = 0
         for d in devices {
-            for s in [d.id, d.name, d.node, d.busInfo, d.driver, d.unavailableReason ?? ""] { strings += s.utf8.count + 1 }
+            for s in [d.id, d.name, d.node, d.busInfo, d.driver, d.unavailableReason ?? "", d.backend, d.v4l2ID ?? ""] {
+                strings += s.utf8.count + 1
+            }
         }
         let total = head + 16 + entry * devices.count + strings
         guard let block = malloc(total) else { return nil }
@@ -69,7 +71,8 @@ enum Lists {
                 bus_info: arena.string(d.busInfo), driver: arena.string(d.driver),
                 usb_vendor_id: d.usbVendorID, usb_product_id: d.usbProductID, flags: flags,
                 device_caps: d.deviceCaps, type: d.type.rawValue, position: d.position.rawValue,
-                unavailable_reason: arena.string(d.unavailableReason ?? ""))
+                unavailable_reason: arena.string(d.unavailableReason ?? ""), backend: arena.string(d.backend),
+                v4l2_id: arena.string(d.v4l2ID ?? ""))
         }
         list.pointee = camcore_device_list(count: devices.count, devices: devices.isEmpty ? nil : infos)
         return list

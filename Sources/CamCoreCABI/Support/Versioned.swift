@@ -15,7 +15,7 @@ import Glibc
 enum Versioned {
     /// A struct that never grew accepts only its full size. One that grew
     /// names its first appended field: a caller predating it ends there.
-    static let managerConfig = Layout<camcore_manager_config>(initializer: "camcore_manager_config_init")
+    static let managerConfig = Layout<camcore_manager_config>(grewAt: \.backend, initializer: "camcore_manager_config_init")
     static let hotplugCallbacks = Layout<camcore_hotplug_callbacks>()
     static let preference = Layout<camcore_preference>(initializer: "camcore_preference_init")
     static let setting = Layout<camcore_setting>()

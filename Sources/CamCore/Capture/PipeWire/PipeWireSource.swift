@@ -1,0 +1,293 @@
+internal import CPipeWire
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The camera nodes of a PipeWire daemon as a camera source (SPEC S32, S34):
+/// the registry's nodes with media.class "Video/Source" and media.role
+/// "Camera". libpipewire-0.3 is loaded at run time (CPipeWire's ccpw_load):
+/// without it, or without a daemon, this source lists nothing and says why
+/// in `unavailableReason`; the other sources are unaffected (S33).
+///
+/// Ids are "pipewire:" + node.name, which survives daemon restarts (the
+/// registry id does not). A node that wraps a V4L2 device (object.path
+/// "v4l2:/dev/videoN") reports that device's V4L2 id as `v4l2ID`.
+///
+/// One connection (a pw_thread_loop) serves listing, formats, hot-plug and
+/// capture; it is made on first use and made again after the daemon went
+/// away. Safe from any thread.
+final class PipeWireSource: CameraSource, @unchecked Sendable {
+    let idPrefix = "pipewire:"
+
+    /// The shim's connection (ccpw_core), which is safe from any thread.
+    struct Core: @unchecked Sendable { let p: OpaquePointer }
+    private struct State {
+        var core: Core?
+        /// Why the last connection attempt failed; nil when connected.
+        var reason: String?
+        /// When the last failed attempt was made (monotonic ns): retry at most every 500 ms.
+        var failedAt: UInt64 = 0
+        var observers: [Int: @Sendable (DeviceChange) -> Void] = [:]
+        var nextObserver = 1
+        /// The devices last reported added, by PipeWire node.name.
+        var known: [String: DeviceInfo] = [:]
+    }
+    private let state = Mutex(State())
+    /// Serialises connecting (not held while observers run).
+    private let connecting = Mutex(())
+    /// A remote fd the app or the camera portal handed over (S35), used by
+    /// the next connection instead of the default socket; -1 for none.
+    private let remoteFD: Int32
+
+    init(remoteFD: Int32 = -1) { self.remoteFD = remoteFD }
+
+    deinit {
+        if let c = state.withLock({ $0.core }) { ccpw_core_destroy(c.p) }
+    }
+
+    /// Why PipeWire cameras cannot be listed now (library or daemon
+    /// missing); nil when connected.
+    var unavailableReason: String? {
+        _ = connection()
+        return state.withLock { $0.reason }
+    }
+
+    /// The live connection, connecting (again) when there is none.
+    private func connection() -> OpaquePointer? {
+        if let c = state.withLock({ $0.core }), ccpw_core_alive(c.p) != 0 { return c.p }
+        return connecting.withLock { _ -> OpaquePointer? in
+            let (old, failedAt) = state.withLock { s -> (Core?, UInt64) in
+                if let c = s.core, ccpw_core_alive(c.p) == 0 { s.core = nil; return (c, s.failedAt) }
+                return (nil, s.failedAt)
+            }
+            if let old { ccpw_core_destroy(old.p) }
+            if let c = state.withLock({ $0.core }) { return c.p }
+            let now = monotonicNs()
+            if failedAt != 0 && now - failedAt < 500_000_000 { return nil }
+            var err = [CChar](repeating: 0, count: 256)
+            let me = Unmanaged.passUnretained(self).toOpaque()
+            let c = ccpw_connect(remoteFD >= 0 ? dup(remoteFD) : -1, 5000, { ud, added, node in
+                guard let ud, let node else { return }
+                Unmanaged<PipeWireSource>.fromOpaque(ud).takeUnretainedValue().nodeChanged(added != 0, node.pointee)
+            }, me, &err, err.count)
+            let message = PipeWireSource.text(err)
+            let made = c.map(Core.init)
+            state.withLock { s in
+                s.core = made
+                s.reason = c == nil ? message : nil
+                s.failedAt = c == nil ? now : 0
+            }
+            return c
+        }
+    }
+
+    /// A node came or went (on the PipeWire loop thread).
+    private func nodeChanged(_ added: Bool, _ node: ccpw_node) {
+        let name = PipeWireSource.string(node.name)
+        let (observers, change): ([@Sendable (DeviceChange) -> Void], DeviceChange?) = state.withLock { s in
+            if added {
+                let d = info(node, wraps: nil)
+                s.known[name] = d
+                return (Array(s.observers.values), .added(d))
+            }
+            guard let d = s.known.removeValue(forKey: name) else { return ([], nil) }
+            return (Array(s.observers.values), .removed(d))
+        }
+        guard var change else { return }
+        if case .added = change {
+            change = .added(info(node, wraps: wrapped(node, in: DeviceEnumerator.captureDevices())))
+        }
+        for f in observers { f(change) }
+    }
+
+    /// A NUL-terminated message buffer as a String.
+    static func text(_ buf: [CChar]) -> String {
+        String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func string<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// The V4L2 device a node wraps (object.path "v4l2:/dev/videoN"), when V4L2 lists it.
+    private func wrapped(_ node: ccpw_node, in v4l2: [DeviceInfo]) -> DeviceInfo? {
+        let path = PipeWireSource.string(node.device_path)
+        guard !path.isEmpty else { return nil }
+        return v4l2.first(where: { $0.node == path })
+    }
+
+    /// A node as a device; one over a V4L2 device takes that device's
+    /// driver, bus, USB ids, type and position (the node's own properties
+    /// carry none of them) and its id as `v4l2ID`.
+    private func info(_ n: ccpw_node, wraps v: DeviceInfo?) -> DeviceInfo {
+        let name = PipeWireSource.string(n.name)
+        let description = PipeWireSource.string(n.description)
+        let driver = PipeWireSource.string(n.driver)
+        let virtualDrivers: Set<String> = ["vivid", "v4l2 loopback", "v4l2loopback"]
+        var d = DeviceInfo(id: idPrefix + name, name: description.isEmpty ? name : description, node: name,
+                           busInfo: PipeWireSource.string(n.bus_path), driver: driver.isEmpty ? "pipewire" : driver,
+                           type: virtualDrivers.contains(driver) ? .virtual : .external, position: .unknown)
+        if let v {
+            d.v4l2ID = v.id
+            d.driver = v.driver
+            if d.busInfo.isEmpty { d.busInfo = v.busInfo }
+            d.usbVendorID = v.usbVendorID
+            d.usbProductID = v.usbProductID
+            d.type = v.type
+            d.position = v.position
+        }
+        return d
+    }
+
+    private func nodes() -> [ccpw_node] {
+        guard let c = connection() else { return [] }
+        var buf = [ccpw_node](repeating: ccpw_node(), count: 64)
+        let n = ccpw_core_nodes(c, &buf, buf.count)
+        return Array(buf.prefix(min(n, buf.count)))
+    }
+
+    func devices() -> [DeviceInfo] {
+        let list = nodes()
+        guard !list.isEmpty else { return [] }
+        let v4l2 = DeviceEnumerator.captureDevices()
+        return list.map { n in info(n, wraps: wrapped(n, in: v4l2)) }
+    }
+
+    func device(id: String) -> DeviceInfo? { devices().first { $0.id == id } }
+
+    /// The live connection and the node's registry id now (it changes when
+    /// the daemon restarts). Errors: io (no daemon), noDevice.
+    func resolve(_ d: DeviceInfo) throws(CamError) -> (OpaquePointer, UInt32) {
+        guard let c = connection() else {
+            throw .io(state.withLock { $0.reason } ?? "PipeWire is not available")
+        }
+        guard let n = nodes().first(where: { idPrefix + PipeWireSource.string($0.name) == d.id }) else {
+            throw .noDevice("the PipeWire camera \"\(d.node)\" is gone")
+        }
+        return (c, n.id)
+    }
+
+    func formats(of d: DeviceInfo) throws(CamError) -> [FormatDescription] {
+        let (c, id) = try resolve(d)
+        return try PipeWireSource.formats(core: c, nodeID: id, name: d.node)
+    }
+
+    static func formats(core c: OpaquePointer, nodeID: UInt32, name: String) throws(CamError) -> [FormatDescription] {
+        var err = [CChar](repeating: 0, count: 256)
+        var buf = [ccpw_format](repeating: ccpw_format(), count: 256)
+        let n = ccpw_enum_formats(c, nodeID, 5000, &buf, buf.count, &err, err.count)
+        if n < 0 { throw .io("\(name): \(PipeWireSource.text(err))") }
+        return buf.prefix(Int(min(n, Int32(buf.count)))).map(description)
+    }
+
+    /// One EnumFormat entry in the V4L2 shapes (S5).
+    private static func description(_ f: ccpw_format) -> FormatDescription {
+        let fourcc = FourCC(rawValue: f.fourcc)
+        let size: SizeRange = f.size_range != 0
+            ? .stepwise(minWidth: Int(f.min_width), maxWidth: Int(f.max_width), stepWidth: Int(max(1, f.step_width)),
+                        minHeight: Int(f.min_height), maxHeight: Int(f.max_height), stepHeight: Int(max(1, f.step_height)))
+            : .discrete(width: Int(f.width), height: Int(f.height))
+        let rates: RateRange
+        switch f.rate_kind {
+        case 0:
+            var list: [FrameRate] = []
+            withUnsafeBytes(of: f.rates) { raw in
+                let r = raw.bindMemory(to: UInt32.self)
+                for i in 0..<Int(f.rate_count) where r[2 * i + 1] != 0 {
+                    list.append(FrameRate(r[2 * i], r[2 * i + 1]))
+                }
+            }
+            rates = .discrete(list.sorted(by: >))
+        case 1:
+            rates = .continuous(min: FrameRate(f.min_rate.0, max(1, f.min_rate.1)),
+                                max: FrameRate(f.max_rate.0, max(1, f.max_rate.1)))
+        default:
+            rates = .unknown
+        }
+        let info = PixelFormatTable.info(fourcc)
+        return FormatDescription(fourcc: fourcc, description: info.map { "\($0.description)" } ?? fourcc.description,
+                                 isCompressed: info?.isCompressed ?? (fourcc == .mjpeg), size: size, rates: rates)
+    }
+
+    func rates(of d: DeviceInfo, fourcc: FourCC, width: Int, height: Int) throws(CamError) -> RateRange {
+        let all = try formats(of: d).filter { $0.fourcc == fourcc }
+        guard !all.isEmpty else { throw .notSupported("the PipeWire camera \(d.node) has no pixel format \(fourcc)") }
+        for f in all {
+            switch f.size {
+            case .discrete(let w, let h) where w == width && h == height: return f.rates
+            case .stepwise(let a, let b, _, let c, let e, _) where (a...b).contains(width) && (c...e).contains(height):
+                return f.rates
+            case .continuous(let a, let b, let c, let e) where (a...b).contains(width) && (c...e).contains(height):
+                return f.rates
+            default: continue
+            }
+        }
+        throw .notSupported("the PipeWire camera \(d.node) has no \(fourcc) \(width)x\(height)")
+    }
+
+    func open(_ d: DeviceInfo) throws(CamError) -> CaptureBackend {
+        let (c, id) = try resolve(d)
+        return PipeWireCapture(source: self, core: c, nodeID: id, device: d)
+    }
+
+    func watch(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> SourceWatch? {
+        // Connect first, with no observer yet: the caller (Manager) holds
+        // its lock here, and the first round trip reports every node from
+        // the loop thread. What is there now counts as known, so its
+        // removal is reported.
+        let present = devices()
+        let token = state.withLock { s -> Int in
+            for d in present where s.known[d.node] == nil { s.known[d.node] = d }
+            let t = s.nextObserver
+            s.nextObserver += 1
+            s.observers[t] = observer
+            return t
+        }
+        return try PipeWireWatch(source: self, token: token)
+    }
+
+    fileprivate func stopWatching(_ token: Int) {
+        state.withLock { _ = $0.observers.removeValue(forKey: token) }
+    }
+
+    /// Reconnects when the daemon went away (called by the watch's thread);
+    /// a new connection reports its nodes as added.
+    fileprivate func keepConnected() { _ = connection() }
+}
+
+/// The hot-plug watch of the PipeWire source: node add/remove come from the
+/// registry on the PipeWire loop thread; this thread only reconnects after
+/// the daemon went away (every 500 ms while it is gone).
+final class PipeWireWatch: SourceWatch, @unchecked Sendable {
+    private let source: PipeWireSource
+    private let token: Int
+    private let stopping = Atomic<Bool>(false)
+    private let waker: Waker
+    private var thread: CaptureThread?
+
+    init(source: PipeWireSource, token: Int) throws(CamError) {
+        self.source = source
+        self.token = token
+        waker = try Waker()
+        thread = try CaptureThread { [self] in run() }
+    }
+
+    private func run() {
+        var p = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
+        while !stopping.load(ordering: .acquiring) {
+            source.keepConnected()
+            _ = poll(&p, 1, 500)
+        }
+    }
+
+    func stop() {
+        source.stopWatching(token)
+        stopping.store(true, ordering: .releasing)
+        waker.wake()
+        thread?.join()
+        thread = nil
+    }
+}
