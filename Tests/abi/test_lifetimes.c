@@ -51,25 +51,19 @@ static void counter_init(struct counter *c)
     c->last_status = 1;
 }
 
-static unsigned counter_frames(struct counter *c)
+/* One of c's counts, read under its lock. */
+static unsigned counter_read(struct counter *c, const unsigned *count)
 {
     unsigned n;
 
     pthread_mutex_lock(&c->lock);
-    n = c->frames;
+    n = *count;
     pthread_mutex_unlock(&c->lock);
     return n;
 }
 
-static unsigned counter_completions(struct counter *c)
-{
-    unsigned n;
-
-    pthread_mutex_lock(&c->lock);
-    n = c->completions;
-    pthread_mutex_unlock(&c->lock);
-    return n;
-}
+#define counter_frames(c) counter_read((c), &(c)->frames)
+#define counter_completions(c) counter_read((c), &(c)->completions)
 
 static void count_frame(void *user_data, const camcore_frame *f)
 {

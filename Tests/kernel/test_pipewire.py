@@ -27,7 +27,7 @@ def _wait(pred, timeout, what):
         if v:
             return v
         time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+    raise AssertionError(f"timed out after {timeout} s waiting for {what() if callable(what) else what}")
 
 
 @pytest.fixture(scope="module")
@@ -176,12 +176,14 @@ def test_S24_S34_node_removal_and_return_are_hotplug_events(pipewire, camcore):
                                 on_disconnected=lambda d: events.append(("-", d.id)))
         try:
             hp.unbind()
-            _wait(lambda: {i for s, i in events if s == "-"} == before, 60, "both nodes removed")
+            _wait(lambda: {i for s, i in events if s == "-"} == before, 60,
+                  lambda: f"both nodes removed (events {events}, before {before})")
             assert m.devices() == []
         finally:
             hp.bind()
             hp.settle()
-        _wait(lambda: {i for s, i in events if s == "+"} == before, 120, "both nodes back")
+        _wait(lambda: {i for s, i in events if s == "+"} == before, 120,
+              lambda: f"both nodes back (events {events}, before {before}, now {m.devices()})")
         m.set_hotplug_callbacks(None, None)
     assert [s for s, _ in events[:2]] == ["-", "-"], events
     print("PipeWire hot-plug events:", events)

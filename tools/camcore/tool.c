@@ -39,26 +39,30 @@ void catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* "camcore: <message><tail>" on stderr. */
+static void report(const char *tail, const char *fmt, va_list ap)
+{
+    fprintf(stderr, PROGRAM ": ");
+    vfprintf(stderr, fmt, ap);
+    fputs(tail, stderr);
+}
+
 void errorf(const char *fmt, ...)
 {
     va_list ap;
 
-    fprintf(stderr, PROGRAM ": ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    report("\n", fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
 }
 
 int usage_error(const char *fmt, ...)
 {
     va_list ap;
 
-    fprintf(stderr, PROGRAM ": ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    report("\nTry '" PROGRAM " --help'.\n", fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry '" PROGRAM " --help'.\n");
     return EXIT_USAGE;
 }
 

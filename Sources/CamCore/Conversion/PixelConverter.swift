@@ -137,7 +137,7 @@ final class PixelConverter: @unchecked Sendable {
         tjPlanes = .allocate(capacity: 3); tjPlanes.initialize(repeating: nil, count: 3)
         tjStrides = .allocate(capacity: 3); tjStrides.initialize(repeating: 0, count: 3)
 
-        if source == .mjpeg || source == .jpeg {
+        if source.isJPEG {
             sourceLayout = .i420; swapSourceUV = false; steps = []
             if to.isRGB {
                 // TurboJPEG decodes straight into the destination.

@@ -56,4 +56,8 @@ public struct FourCC: Hashable, Sendable, CustomStringConvertible {
     public static let bgr24 = FourCC(rawValue: 0x33524742) // "BGR3"
     public static let mjpeg = FourCC(rawValue: 0x47504A4D) // "MJPG"
     public static let jpeg = FourCC(rawValue: 0x4745504A) // "JPEG"
+
+    /// MJPEG or JPEG: frames are whole JPEG images (S26's truncation check,
+    /// the TurboJPEG decode path).
+    public var isJPEG: Bool { self == .mjpeg || self == .jpeg }
 }

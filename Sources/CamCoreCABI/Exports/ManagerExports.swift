@@ -23,7 +23,7 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
             cabi_manager_config_init(&defaults)
             let v = try Versioned.managerConfig.read(config, over: defaults, "camcore_manager_new", "config")
             c.syntheticCount = Int(max(0, min(v.include_synthetic, 2)))
-            let backends: [BackendChoice] = [.auto, .v4l2, .pipewire, .both]
+            let backends = BackendChoice.allCases  // declared in camcore_backend's order
             guard (0..<Int32(backends.count)).contains(v.backend) else {
                 return invalid("camcore_manager_new: backend \(v.backend) is not a camcore_backend value")
             }

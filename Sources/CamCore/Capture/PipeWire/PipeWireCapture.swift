@@ -48,45 +48,26 @@ final class PipeWireCapture: CaptureBackend {
     var fileDescriptor: Int32? { nil }
     var buffers: BufferPool? { pool }
 
-    /// The setting the node can take nearest to the request: the asked
-    /// FourCC, then the nearest size, then the nearest rate (S6, S7).
+    /// The setting the node can take nearest to the request, as a V4L2
+    /// driver would adjust it: the asked FourCC, the nearest size (S6's
+    /// size fit, Negotiation.fit), then the rate S7's max_frame_rate picks
+    /// (the asked one if offered, else the closest; the highest when none
+    /// was asked).
     private func choose(_ r: CaptureRequest) throws(CamError) -> (width: Int, height: Int, rate: FrameRate?) {
-        let formats = try PipeWireSource.formats(core: core, nodeID: nodeID, name: device.node)
-            .filter { $0.fourcc == r.fourcc }
-        guard !formats.isEmpty else {
-            let all = (try? PipeWireSource.formats(core: core, nodeID: nodeID, name: device.node)) ?? []
+        let all = try PipeWireSource.formats(core: core, nodeID: nodeID, name: device.node)
+        var best: (cost: Int, width: Int, height: Int, format: FormatDescription)?
+        for f in all where f.fourcc == r.fourcc {
+            let (w, h) = Negotiation.fit(f.size, width: r.width, height: r.height)
+            let cost = abs(w - r.width) + abs(h - r.height)
+            if best.map({ cost < $0.cost }) ?? true { best = (cost, w, h, f) }
+        }
+        guard let best else {
             var seen: [String] = []
             for f in all where !seen.contains(f.fourcc.description) { seen.append(f.fourcc.description) }
             throw .notSupported("the PipeWire camera \(device.node) has no pixel format \(r.fourcc); it offers \(seen.joined(separator: ", "))")
         }
-        var best: (Int, Int, Int, RateRange)?
-        for f in formats {
-            let (w, h): (Int, Int)
-            switch f.size {
-            case .discrete(let a, let b): (w, h) = (a, b)
-            case .stepwise(let a, let b, let s, let c, let d, let t):
-                (w, h) = (min(max(r.width, a), b) / max(1, s) * max(1, s), min(max(r.height, c), d) / max(1, t) * max(1, t))
-            case .continuous(let a, let b, let c, let d):
-                (w, h) = (min(max(r.width, a), b), min(max(r.height, c), d))
-            }
-            let cost = abs(w - r.width) + abs(h - r.height)
-            if best == nil || cost < best!.0 { best = (cost, w, h, f.rates) }
-        }
-        let (_, w, h, rates) = best!
-        var rate: FrameRate?
-        switch rates {
-        case .discrete(let list):
-            if let want = r.frameRate {
-                rate = list.min { abs($0.fps - want.fps) < abs($1.fps - want.fps) }
-            } else {
-                rate = list.first
-            }
-        case .continuous(let lo, let hi), .stepwise(let lo, let hi, _):
-            if let want = r.frameRate { rate = want < lo ? lo : (hi < want ? hi : want) } else { rate = hi }
-        case .unknown:
-            rate = r.frameRate
-        }
-        return (w, h, rate)
+        let rate = r.frameRate.map { Negotiation.maxFrameRate(best.format, $0) ?? $0 } ?? best.format.rates.maximum
+        return (best.width, best.height, rate)
     }
 
     func start(_ r: CaptureRequest, waker: Waker) throws(CamError) -> CaptureFormat {
@@ -142,7 +123,7 @@ final class PipeWireCapture: CaptureBackend {
         var flags: FrameFlags = b.corrupted != 0 ? .corrupted : []
         let base = UnsafeMutableRawPointer(mutating: data)
         let used = Int(b.size)
-        if format.fourcc.isCompressedJPEG {
+        if format.fourcc.isJPEG {
             frame = Frame(fourcc: format.fourcc, width: format.width, height: format.height, planeCount: 1,
                           planes: (Plane(base: base, stride: 0, length: used), .empty, .empty),
                           timestampNs: 0, sequence: 0, flags: flags, pool: pool, slot: slot)
@@ -164,7 +145,7 @@ final class PipeWireCapture: CaptureBackend {
             frame.sequence = sequence
             sequence &+= 1
         }
-        if format.fourcc.isCompressedJPEG && !V4L2Capture.looksLikeWholeJPEG(frame.planes.0) {
+        if format.fourcc.isJPEG && !V4L2Capture.looksLikeWholeJPEG(frame.planes.0) {
             frame.flags.insert(.corrupted)
         }
         return .frame
@@ -187,8 +168,4 @@ final class PipeWireCapture: CaptureBackend {
         stop()
         closed = true
     }
-}
-
-extension FourCC {
-    var isCompressedJPEG: Bool { self == .mjpeg || self == .jpeg }
 }

@@ -85,19 +85,16 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     /// A node came or went (on the PipeWire loop thread).
     private func nodeChanged(_ added: Bool, _ node: ccpw_node) {
         let name = PipeWireSource.string(node.name)
+        let arrived = added ? described([node]).first : nil
         let (observers, change): ([@Sendable (DeviceChange) -> Void], DeviceChange?) = state.withLock { s in
-            if added {
-                let d = info(node, wraps: nil)
+            if let d = arrived {
                 s.known[name] = d
                 return (Array(s.observers.values), .added(d))
             }
             guard let d = s.known.removeValue(forKey: name) else { return ([], nil) }
             return (Array(s.observers.values), .removed(d))
         }
-        guard var change else { return }
-        if case .added = change {
-            change = .added(info(node, wraps: wrapped(node, in: DeviceEnumerator.captureDevices())))
-        }
+        guard let change else { return }
         for f in observers { f(change) }
     }
 
@@ -112,11 +109,15 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         }
     }
 
-    /// The V4L2 device a node wraps (object.path "v4l2:/dev/videoN"), when V4L2 lists it.
-    private func wrapped(_ node: ccpw_node, in v4l2: [DeviceInfo]) -> DeviceInfo? {
-        let path = PipeWireSource.string(node.device_path)
-        guard !path.isEmpty else { return nil }
-        return v4l2.first(where: { $0.node == path })
+    /// Nodes as devices, each with the V4L2 device it wraps (object.path
+    /// "v4l2:/dev/videoN") when V4L2 lists it; V4L2 is enumerated only
+    /// when some node wraps a device.
+    private func described(_ nodes: [ccpw_node]) -> [DeviceInfo] {
+        let paths = nodes.map { PipeWireSource.string($0.device_path) }
+        let v4l2 = paths.contains { !$0.isEmpty } ? DeviceEnumerator.captureDevices() : []
+        return zip(nodes, paths).map { n, path in
+            info(n, wraps: path.isEmpty ? nil : v4l2.first(where: { $0.node == path }))
+        }
     }
 
     /// A node as a device; one over a V4L2 device takes that device's
@@ -149,14 +150,14 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         return Array(buf.prefix(min(n, buf.count)))
     }
 
-    func devices() -> [DeviceInfo] {
-        let list = nodes()
-        guard !list.isEmpty else { return [] }
-        let v4l2 = DeviceEnumerator.captureDevices()
-        return list.map { n in info(n, wraps: wrapped(n, in: v4l2)) }
+    func devices() -> [DeviceInfo] { described(nodes()) }
+
+    /// The camera node with this id, present now.
+    private func node(id: String) -> ccpw_node? {
+        nodes().first { idPrefix + PipeWireSource.string($0.name) == id }
     }
 
-    func device(id: String) -> DeviceInfo? { devices().first { $0.id == id } }
+    func device(id: String) -> DeviceInfo? { node(id: id).flatMap { described([$0]).first } }
 
     /// The live connection and the node's registry id now (it changes when
     /// the daemon restarts). Errors: io (no daemon), noDevice.
@@ -164,7 +165,7 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         guard let c = connection() else {
             throw .io(state.withLock { $0.reason } ?? "PipeWire is not available")
         }
-        guard let n = nodes().first(where: { idPrefix + PipeWireSource.string($0.name) == d.id }) else {
+        guard let n = node(id: d.id) else {
             throw .noDevice("the PipeWire camera \"\(d.node)\" is gone")
         }
         return (c, n.id)

@@ -89,7 +89,7 @@ private final class Stream {
         fourcc = format.fourcc; width = format.width; height = format.height
         self.memStrides = memStrides
         planeSplit = PlaneLayout.split(for: format.fourcc, stride: memStrides.first ?? 0)
-        isJPEG = format.fourcc == .mjpeg || format.fourcc == .jpeg
+        isJPEG = format.fourcc.isJPEG
         planes.initialize(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
         // POLLIN only on the device: control events (POLLPRI) belong to
         // the control thread. Errors and hang-ups are always reported.
