@@ -2,6 +2,12 @@
 // camcore: a camera-control core for Linux, exported as libcamcore.so.
 import PackageDescription
 
+#if arch(arm64)
+let multiarch = "aarch64-linux-gnu"
+#else
+let multiarch = "x86_64-linux-gnu"
+#endif
+
 let package = Package(
     name: "camcore",
     products: [
@@ -35,10 +41,17 @@ let package = Package(
             name: "CPipeWire", path: "Sources/CPipeWire",
             cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
             linkerSettings: [.linkedLibrary("dl")]),
+        // The camera portal client (SPEC S35) over libdbus-1, dlopen'ed at
+        // run time like libpipewire; the headers are libdbus-1-dev's (its
+        // dbus-arch-deps.h sits under the multiarch libdir).
+        .target(
+            name: "CPortal", path: "Sources/CPortal",
+            cSettings: [.unsafeFlags(["-I/usr/include/dbus-1.0", "-I/usr/lib/\(multiarch)/dbus-1.0/include"])],
+            linkerSettings: [.linkedLibrary("dl")]),
         // The engine: pure Swift, no C-ABI types in its API.
         // Debug (test) builds let tests replace open/ioctl/mmap (Platform/
         // Syscalls.swift) to drive errno mapping on the host; release has no hooks.
-        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG", "CPipeWire"],
+        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG", "CPipeWire", "CPortal"],
                 swiftSettings: [.define("CAMCORE_SYSCALL_HOOKS", .when(configuration: .debug))]),
         // Only the @_cdecl exports and handle boxing.
         .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"], exclude: ["exports.map"]),

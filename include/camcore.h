@@ -256,7 +256,40 @@ typedef struct camcore_manager_config {
      * -1 (the default) for none. Duplicated: the app keeps its fd.
      */
     int32_t pipewire_fd;
+    /**
+     * When the PipeWire backend goes through the camera portal (S35), a
+     * camcore_portal value. CAMCORE_PORTAL_AUTO (the default) defers to
+     * the environment variable CAMCORE_PORTAL ("auto", "never", "always")
+     * when it is set, and otherwise means: inside a sandbox. Ignored when
+     * pipewire_fd is given. Added in 0.1 after pipewire_fd: a struct_size
+     * that ends before it reads as AUTO.
+     */
+    int32_t portal;
 } camcore_manager_config;
+
+/** Camera portal use (camcore_manager_config.portal, S35). \since 0.1 */
+typedef enum camcore_portal {
+    CAMCORE_PORTAL_AUTO = 0,   /**< inside a sandbox (Flatpak, Snap) */
+    CAMCORE_PORTAL_NEVER = 1,  /**< PipeWire's own socket (or pipewire_fd) */
+    CAMCORE_PORTAL_ALWAYS = 2  /**< also outside a sandbox */
+} camcore_portal;
+
+/**
+ * Camera permission (S35): the camera portal's answer. Without a portal
+ * in use it is CAMCORE_PERMISSION_GRANTED from the start.
+ * \since 0.1
+ */
+typedef enum camcore_permission {
+    /** Not asked yet. */
+    CAMCORE_PERMISSION_UNKNOWN = 0,
+    /** Asked (AccessCamera); no answer yet (the user may see a dialog). */
+    CAMCORE_PERMISSION_PENDING = 1,
+    /** Allowed: the PipeWire cameras are listed. */
+    CAMCORE_PERMISSION_GRANTED = 2,
+    /** Refused by the user, the permission store or a lockdown, or the
+     * portal could not be asked; the PipeWire cameras stay hidden. */
+    CAMCORE_PERMISSION_DENIED = 3
+} camcore_permission;
 
 /** Backends (camcore_manager_config.backend, S32, S33). \since 0.1 */
 typedef enum camcore_backend {
@@ -438,6 +471,14 @@ typedef struct camcore_hotplug_callbacks {
     void (*on_connected)(void *user_data, const camcore_device_info *device);
     /** A capture device went away; the info is what was known of it. */
     void (*on_disconnected)(void *user_data, const camcore_device_info *device);
+    /**
+     * The camera permission changed (S35): state is a camcore_permission,
+     * detail says why (UTF-8, valid during the call). Runs on camcore's
+     * portal thread. A grant is followed by on_connected for each camera
+     * it lets in. Added in 0.1 after on_disconnected: a struct_size that
+     * ends before it means NULL.
+     */
+    void (*on_permission)(void *user_data, int32_t state, const char *detail);
 } camcore_hotplug_callbacks;
 
 /**
@@ -455,6 +496,45 @@ typedef struct camcore_hotplug_callbacks {
  */
 int camcore_manager_set_hotplug_callbacks(camcore_manager *manager,
                                           const camcore_hotplug_callbacks *callbacks);
+
+/**
+ * The camera permission now (S35): the camera portal's answer, or
+ * CAMCORE_PERMISSION_GRANTED when no portal is in use. Asks nothing.
+ *
+ * \param manager the manager.
+ * \param state   receives a camcore_permission value.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL or stale manager, state
+ *          NULL), CAMCORE_E_STATE (manager being freed).
+ * \threadsafety Safe from any thread, also from a hot-plug callback.
+ * \since 0.1
+ */
+int camcore_manager_get_camera_permission(camcore_manager *manager, int32_t *state);
+
+/**
+ * Asks the camera portal for camera access (S35: AccessCamera on
+ * org.freedesktop.portal.Camera) unless a request is pending or access
+ * is granted; after a denial it asks again (the portal may answer from
+ * its permission store without a dialog). Then waits up to timeout_ms
+ * for the answer. Listing or opening a PipeWire camera through the portal
+ * also starts a request, without waiting. Changes are reported to
+ * on_permission of the hot-plug callbacks.
+ *
+ * \param manager    the manager.
+ * \param timeout_ms how long to wait: < 0 until answered, 0 not at all
+ *                   (returns CAMCORE_OK with state PENDING), > 0 at most
+ *                   that many milliseconds.
+ * \param state      receives the camcore_permission then; may be NULL.
+ * \returns CAMCORE_OK (granted, or no portal in use; or pending with
+ *          timeout_ms 0), CAMCORE_E_ACCESS (denied, or no portal to ask:
+ *          camcore_last_error_message() says which), CAMCORE_E_TIMEOUT
+ *          (no answer within timeout_ms > 0; the request stays pending),
+ *          CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, CAMCORE_E_IO.
+ * \threadsafety Safe from any thread; it blocks, so not from a hot-plug
+ *               callback with a timeout (CAMCORE_E_WOULD_DEADLOCK: the
+ *               answer is delivered after that callback returns).
+ * \since 0.1
+ */
+int camcore_manager_request_camera_access(camcore_manager *manager, int32_t timeout_ms, int32_t *state);
 
 /* ------------------------------------------------------------------ */
 /* Formats (S5)                                                        */

@@ -19,6 +19,8 @@
 #include <pipewire/pipewire.h>
 #include <spa/param/video/format-utils.h>
 #include <spa/param/buffers.h>
+#include <spa/param/props.h>
+#include <spa/pod/parser.h>
 #include <spa/pod/builder.h>
 #include <spa/pod/iter.h>
 #include <spa/buffer/meta.h>
@@ -181,6 +183,10 @@ struct ccpw_core {
     ccpw_format *fmt_out;
     size_t fmt_cap;
     int fmt_count;
+    /* enum_controls in progress (under the loop lock) */
+    ccpw_control *ctl_out;
+    size_t ctl_cap;
+    int ctl_count;
 };
 
 static void copy_prop(char *dst, size_t n, const struct spa_dict *props, const char *key)
@@ -223,6 +229,9 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
     if (!n.driver[0])
         copy_prop(n.driver, sizeof n.driver, props, PW_KEY_FACTORY_NAME);
     pthread_mutex_lock(&c->lock);
+    for (size_t i = 0; i < c->n_nodes; i++)
+        if (strcmp(c->nodes[i].name, n.name) == 0)
+            n.duplicate = 1;
     if (c->n_nodes < MAX_NODES)
         c->nodes[c->n_nodes++] = n;
     pthread_mutex_unlock(&c->lock);
@@ -480,6 +489,108 @@ static void add_format(struct ccpw_core *c, uint32_t fourcc, const struct spa_po
     c->fmt_count++;
 }
 
+/* The V4L2 control a SPA prop key of PipeWire's V4L2 source stands for
+ * (spa/plugins/v4l2: eight named keys, else SPA_PROP_START_CUSTOM + the
+ * control id); 0 for keys that are not controls (device, deviceFd, ...). */
+static uint32_t cid_of_prop(uint32_t key)
+{
+    static const uint32_t map[][2] = {
+        {SPA_PROP_brightness, 0x00980900}, {SPA_PROP_contrast, 0x00980901},
+        {SPA_PROP_saturation, 0x00980902}, {SPA_PROP_hue, 0x00980903},
+        {SPA_PROP_gamma, 0x00980910},      {SPA_PROP_exposure, 0x00980911},
+        {SPA_PROP_gain, 0x00980913},       {SPA_PROP_sharpness, 0x0098091b},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i][0] == key)
+            return map[i][1];
+    return key > SPA_PROP_START_CUSTOM ? key - SPA_PROP_START_CUSTOM : 0;
+}
+
+static void add_control(struct ccpw_core *c, const struct spa_pod_object *obj)
+{
+    const struct spa_pod_prop *p;
+    const struct spa_pod *v;
+    const char *name = NULL;
+    uint32_t key = 0, n = 0, choice = 0;
+    ccpw_control k;
+
+    memset(&k, 0, sizeof k);
+    p = spa_pod_object_find_prop(obj, NULL, SPA_PROP_INFO_id);
+    if (!p || spa_pod_get_id(&p->value, &key) < 0 || !(k.cid = cid_of_prop(key)))
+        return;
+    k.prop_id = key;
+    p = spa_pod_object_find_prop(obj, NULL, SPA_PROP_INFO_description);
+    if (!p)
+        p = spa_pod_object_find_prop(obj, NULL, SPA_PROP_INFO_name);
+    if (p)
+        spa_pod_get_string(&p->value, &name);
+    snprintf(k.name, sizeof k.name, "%s", name ? name : "");
+    p = spa_pod_object_find_prop(obj, NULL, SPA_PROP_INFO_type);
+    if (!p || !(v = spa_pod_get_values(&p->value, &n, &choice)) || n == 0)
+        return;
+    if (v->type == SPA_TYPE_Bool) {
+        const int32_t *b = SPA_POD_BODY_CONST(v);
+        k.type = 2;
+        k.minimum = 0;
+        k.maximum = 1;
+        k.step = 1;
+        k.default_value = b[0] ? 1 : 0;
+    } else if (v->type == SPA_TYPE_Int) {
+        const int32_t *i = SPA_POD_BODY_CONST(v);
+        k.default_value = i[0];
+        if (choice == SPA_CHOICE_Step && n >= 4) {
+            k.type = 1;
+            k.minimum = i[1];
+            k.maximum = i[2];
+            k.step = i[3] > 0 ? i[3] : 1;
+        } else if (choice == SPA_CHOICE_Range && n >= 3) {
+            k.type = 1;
+            k.minimum = i[1];
+            k.maximum = i[2];
+            k.step = 1;
+        } else {
+            k.type = 3; /* a menu: its items are the labels */
+        }
+    } else {
+        return;
+    }
+    p = spa_pod_object_find_prop(obj, NULL, SPA_PROP_INFO_labels);
+    if (p && spa_pod_is_struct(&p->value)) {
+        struct spa_pod_parser prs;
+        struct spa_pod_frame f;
+        int32_t index;
+        const char *label;
+
+        spa_pod_parser_pod(&prs, &p->value);
+        if (spa_pod_parser_push_struct(&prs, &f) == 0) {
+            while (k.item_count < CCPW_MAX_MENU && spa_pod_parser_get_int(&prs, &index) == 0 &&
+                   spa_pod_parser_get_string(&prs, &label) == 0) {
+                k.item_index[k.item_count] = index;
+                snprintf(k.item_name[k.item_count], sizeof k.item_name[0], "%s", label);
+                k.item_count++;
+            }
+        }
+        if (k.type == 3 && k.item_count) {
+            uint32_t j;
+            k.minimum = k.maximum = k.item_index[0];
+            for (j = 1; j < k.item_count; j++) {
+                if (k.item_index[j] < k.minimum)
+                    k.minimum = k.item_index[j];
+                if (k.item_index[j] > k.maximum)
+                    k.maximum = k.item_index[j];
+            }
+            k.step = 1;
+        }
+    }
+    if (k.type == 3 && k.item_count == 0)
+        return;
+    if ((size_t)c->ctl_count < c->ctl_cap)
+        c->ctl_out[c->ctl_count] = k;
+    c->ctl_count++;
+}
+
 static void on_node_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next,
                           const struct spa_pod *param)
 {
@@ -491,6 +602,10 @@ static void on_node_param(void *data, int seq, uint32_t id, uint32_t index, uint
     (void)seq;
     (void)index;
     (void)next;
+    if (id == SPA_PARAM_PropInfo && param && spa_pod_is_object(param)) {
+        add_control(c, obj);
+        return;
+    }
     if (id != SPA_PARAM_EnumFormat || !param || !spa_pod_is_object(param))
         return;
     if (spa_format_parse(param, &media_type, &media_subtype) < 0 || media_type != SPA_MEDIA_TYPE_video)
@@ -516,6 +631,94 @@ static const struct pw_node_events node_events = {
     .param = on_node_param,
 };
 
+/* With the loop locked: a proxy of the node, listened to by node_events. */
+static struct pw_node *bind_node(struct ccpw_core *c, uint32_t node_id, struct spa_hook *listener, char *err,
+                                 size_t errlen)
+{
+    struct pw_node *node;
+
+    if (!c->alive) {
+        say(err, errlen, "the PipeWire daemon went away%s%s", NULL, 0);
+        return NULL;
+    }
+    node = pw_registry_bind(c->registry, node_id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
+    if (!node) {
+        say(err, errlen, "cannot bind PipeWire node%s: %s", NULL, -errno);
+        return NULL;
+    }
+    spa_zero(*listener);
+    pw_node_add_listener(node, listener, &node_events, c);
+    return node;
+}
+
+int ccpw_enum_controls(ccpw_core *c, uint32_t node_id, int timeout_ms, ccpw_control *out, size_t cap,
+                       char *err, size_t errlen)
+{
+    struct pw_node *node;
+    struct spa_hook listener;
+    int r, count;
+
+    pw.pw_thread_loop_lock(c->loop);
+    node = bind_node(c, node_id, &listener, err, errlen);
+    if (!node) {
+        pw.pw_thread_loop_unlock(c->loop);
+        return -1;
+    }
+    c->ctl_out = out;
+    c->ctl_cap = cap;
+    c->ctl_count = 0;
+    pw_node_enum_params(node, 0, SPA_PARAM_PropInfo, 0, UINT32_MAX, NULL);
+    r = roundtrip(c, timeout_ms);
+    spa_hook_remove(&listener);
+    pw.pw_proxy_destroy((struct pw_proxy *)node);
+    count = c->ctl_count;
+    c->ctl_out = NULL;
+    c->ctl_cap = 0;
+    pw.pw_thread_loop_unlock(c->loop);
+    if (r < 0) {
+        say(err, errlen, "PropInfo of a PipeWire node%s: %s", NULL, r);
+        return -1;
+    }
+    return count;
+}
+
+int ccpw_set_control(ccpw_core *c, uint32_t node_id, uint32_t prop_id, int boolean, int32_t value,
+                     int timeout_ms, char *err, size_t errlen)
+{
+    struct pw_node *node;
+    struct spa_hook listener;
+    uint8_t buffer[256];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
+    struct spa_pod_frame f;
+    struct spa_pod *props;
+    int r;
+
+    spa_pod_builder_push_object(&b, &f, SPA_TYPE_OBJECT_Props, SPA_PARAM_Props);
+    spa_pod_builder_prop(&b, prop_id, 0);
+    if (boolean)
+        spa_pod_builder_bool(&b, value != 0);
+    else
+        spa_pod_builder_int(&b, value);
+    props = spa_pod_builder_pop(&b, &f);
+    pw.pw_thread_loop_lock(c->loop);
+    node = bind_node(c, node_id, &listener, err, errlen);
+    if (!node) {
+        pw.pw_thread_loop_unlock(c->loop);
+        return -1;
+    }
+    r = pw_node_set_param(node, SPA_PARAM_Props, 0, props);
+    if (r >= 0)
+        r = roundtrip(c, timeout_ms);
+    spa_hook_remove(&listener);
+    pw.pw_proxy_destroy((struct pw_proxy *)node);
+    pw.pw_thread_loop_unlock(c->loop);
+    if (r < 0) {
+        say(err, errlen, "setting a control of a PipeWire node%s: %s", NULL, r);
+        return -1;
+    }
+    return 0;
+}
+
 int ccpw_enum_formats(ccpw_core *c, uint32_t node_id, int timeout_ms, ccpw_format *out, size_t cap,
                       char *err, size_t errlen)
 {
@@ -524,22 +727,14 @@ int ccpw_enum_formats(ccpw_core *c, uint32_t node_id, int timeout_ms, ccpw_forma
     int r, count;
 
     pw.pw_thread_loop_lock(c->loop);
-    if (!c->alive) {
-        pw.pw_thread_loop_unlock(c->loop);
-        say(err, errlen, "the PipeWire daemon went away%s%s", NULL, 0);
-        return -1;
-    }
-    node = pw_registry_bind(c->registry, node_id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
+    node = bind_node(c, node_id, &listener, err, errlen);
     if (!node) {
         pw.pw_thread_loop_unlock(c->loop);
-        say(err, errlen, "cannot bind PipeWire node%s: %s", NULL, -errno);
         return -1;
     }
     c->fmt_out = out;
     c->fmt_cap = cap;
     c->fmt_count = 0;
-    spa_zero(listener);
-    pw_node_add_listener(node, &listener, &node_events, c);
     pw_node_enum_params(node, 0, SPA_PARAM_EnumFormat, 0, UINT32_MAX, NULL);
     r = roundtrip(c, timeout_ms);
     spa_hook_remove(&listener);
@@ -754,7 +949,7 @@ static const struct pw_stream_events stream_events = {
     .process = on_process,
 };
 
-ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *node_name, uint32_t fourcc, uint32_t width,
+ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t fourcc, uint32_t width,
                               uint32_t height, uint32_t rate_num, uint32_t rate_den, uint32_t nbuffers,
                               int event_fd, int timeout_ms, char *err, size_t errlen)
 {
@@ -804,7 +999,7 @@ ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *node_name, uint32_t four
         goto fail;
     }
     props = pw.pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture",
-                                 PW_KEY_MEDIA_ROLE, "Camera", PW_KEY_TARGET_OBJECT, node_name,
+                                 PW_KEY_MEDIA_ROLE, "Camera", PW_KEY_TARGET_OBJECT, target,
                                  PW_KEY_NODE_NAME, "camcore", NULL);
     s->stream = pw.pw_stream_new(c->core, "camcore capture", props);
     if (!s->stream) {

@@ -411,3 +411,79 @@ def test_S33_bad_backend_value_is_refused_by_the_c_abi():
     out = ctypes.c_void_p()
     assert camcore._lib.camcore_manager_new(ctypes.byref(cfg), ctypes.byref(out)) == camcore.E_INVALID_ARG
     assert "backend 7" in camcore.last_error_message()
+
+
+# ---------------------------------------------------------------------------
+# S35: the camera portal without a bus or without libdbus (the portal itself
+# is tested in the guest: Tests/kernel/test_pipewire.py)
+# ---------------------------------------------------------------------------
+
+PORTAL_PROBE = textwrap.dedent("""
+    import camcore
+    events = []
+    with camcore.Manager(synthetic=True, backend="pipewire", portal="always") as m:
+        print("before", m.camera_permission)     # nothing asked yet
+        # Starting the hot-plug watch lists the PipeWire cameras: that asks the portal.
+        m.set_hotplug_callbacks(on_permission=lambda s, why: events.append((s, why)))
+        try:
+            m.request_camera_access(timeout=20)
+            print("request ok")
+        except camcore.AccessError as e:
+            print("request AccessError", e.status)
+            print("detail", e.detail)
+        print("after", m.camera_permission)
+        print("devices", [d.id for d in m.devices()])
+        try:
+            m.open("pipewire:some-node")
+        except camcore.AccessError as e:
+            print("open AccessError")
+        frames = m.open("synthetic:0").capture(2, width=160, height=120)
+        print("frames", len(frames))
+        m.set_hotplug_callbacks(None, None)
+    print("events", [s for s, _ in events])
+    with camcore.Manager(synthetic=True, backend="pipewire") as m:
+        print("no portal", m.camera_permission, m.request_camera_access(timeout=0))
+""")
+
+
+@pytest.mark.parametrize("why", ["no session bus", "no libdbus"])
+def test_S35_portal_unreachable_is_denied_with_a_reason(why):
+    env = {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "DISPLAY": ""}
+    if why == "no libdbus":
+        env["CAMCORE_DBUS_LIBRARY"] = "/nonexistent/libdbus-1.so.3"
+    r = run_python(PORTAL_PROBE, env_extra=env)
+    assert r.returncode == 0, r.stderr
+    out = dict(line.split(" ", 1) for line in r.stdout.strip().split("\n"))
+    assert out["before"] == "unknown", r.stdout
+    assert out["request"] == f"AccessError {camcore.E_ACCESS}", r.stdout
+    want = "cannot reach the session bus" if why == "no session bus" else "libdbus-1 is not installed"
+    assert want in out["detail"], out["detail"]
+    assert out["after"] == "denied"
+    assert out["devices"] == "['synthetic:0']"      # the synthetic camera is unaffected
+    assert out["open"] == "AccessError"
+    assert out["frames"] == "2"
+    assert out["events"] == "['pending', 'denied']", r.stdout
+    assert out["no"] == "portal granted granted", r.stdout
+
+
+def test_S35_portal_arguments_are_checked_by_the_c_abi():
+    cfg = camcore.camcore_manager_config()
+    camcore._lib.camcore_manager_config_init(ctypes.byref(cfg))
+    assert cfg.portal == camcore.PORTAL_AUTO
+    cfg.portal = 3
+    out = ctypes.c_void_p()
+    assert camcore._lib.camcore_manager_new(ctypes.byref(cfg), ctypes.byref(out)) == camcore.E_INVALID_ARG
+    assert "portal 3" in camcore.last_error_message()
+    with pytest.raises(camcore.InvalidArgError):
+        camcore.Manager(portal="sometimes")
+    with camcore.Manager(synthetic=True) as m:
+        h = m._h()
+        assert camcore._lib.camcore_manager_get_camera_permission(h, None) == camcore.E_INVALID_ARG
+        state = ctypes.c_int32(-1)
+        assert camcore._lib.camcore_manager_request_camera_access(h, 0, None) == 0
+        assert camcore._lib.camcore_manager_get_camera_permission(h, ctypes.byref(state)) == 0
+        assert state.value == camcore.PERMISSION_GRANTED
+        for bad in (-1.0, float("nan"), "1", True):
+            with pytest.raises(camcore.InvalidArgError):
+                m.request_camera_access(timeout=bad)
+    assert camcore._lib.camcore_manager_get_camera_permission(h, ctypes.byref(state)) == camcore.E_INVALID_ARG

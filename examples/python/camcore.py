@@ -163,7 +163,7 @@ class camcore_manager_config(Structure):
     """Manager settings (camcore_manager_config); fill with camcore_manager_config_init."""
 
     _fields_ = [("struct_size", c_uint32), ("include_synthetic", c_int32), ("backend", c_int32),
-                ("pipewire_fd", c_int32)]
+                ("pipewire_fd", c_int32), ("portal", c_int32)]
 
 
 class camcore_device_info(Structure):
@@ -1699,6 +1699,12 @@ class Capturer:
 #: Backend names (camcore_backend values in this order, S33).
 BACKENDS = ("auto", "v4l2", "pipewire", "both")
 BACKEND_AUTO, BACKEND_V4L2, BACKEND_PIPEWIRE, BACKEND_BOTH = range(4)
+#: Camera portal use (camcore_portal values in this order, S35).
+PORTALS = ("auto", "never", "always")
+PORTAL_AUTO, PORTAL_NEVER, PORTAL_ALWAYS = range(3)
+#: Camera permission states (camcore_permission values in this order, S35).
+PERMISSIONS = ("unknown", "pending", "granted", "denied")
+PERMISSION_UNKNOWN, PERMISSION_PENDING, PERMISSION_GRANTED, PERMISSION_DENIED = range(4)
 
 
 class Manager:
@@ -1712,6 +1718,9 @@ class Manager:
         backend: "auto" (PipeWire in a sandbox, else V4L2; CAMCORE_BACKEND
             overrides it), "v4l2", "pipewire" or "both" (S33).
         pipewire_fd: a PipeWire remote fd the app holds (camera portal), or -1.
+        portal: when PipeWire is reached through the camera portal (S35):
+            "auto" (inside a sandbox; CAMCORE_PORTAL overrides it), "never" or
+            "always". See camera_permission and request_camera_access().
 
     Use as a context manager; close() frees it and first closes every
     Capturer and Session made from it (they keep it alive until then).
@@ -1719,7 +1728,7 @@ class Manager:
     """
 
     def __init__(self, synthetic: Union[bool, int] = False, backend: str = "auto",
-                 pipewire_fd: int = -1):
+                 pipewire_fd: int = -1, portal: str = "auto"):
         cfg = camcore_manager_config()
         _lib.camcore_manager_config_init(byref(cfg))
         cfg.include_synthetic = _int_in("synthetic", synthetic, _I32_MIN, _I32_MAX)
@@ -1727,6 +1736,9 @@ class Manager:
             raise InvalidArgError(f"backend={backend!r}: one of {', '.join(BACKENDS)}")
         cfg.backend = BACKENDS.index(backend)
         cfg.pipewire_fd = _int_in("pipewire_fd", pipewire_fd, -1, _I32_MAX)
+        if not isinstance(portal, str) or portal not in PORTALS:
+            raise InvalidArgError(f"portal={portal!r}: one of {', '.join(PORTALS)}")
+        cfg.portal = PORTALS.index(portal)
         out = _manager_p()
         _check(_lib.camcore_manager_new(byref(cfg), byref(out)), "camcore_manager_new")
         self._handle: Optional[int] = out.value
@@ -2341,6 +2353,7 @@ _install_control_methods()
 #         m.set_hotplug_callbacks(None, None)   # stop: no callback runs after it returns
 
 _ON_DEVICE = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info))
+_ON_PERMISSION = CFUNCTYPE(None, c_void_p, c_int32, c_char_p)
 
 
 class camcore_hotplug_callbacks(Structure):
@@ -2351,12 +2364,15 @@ class camcore_hotplug_callbacks(Structure):
         ("user_data", c_void_p),
         ("on_connected", _ON_DEVICE),
         ("on_disconnected", _ON_DEVICE),
+        ("on_permission", _ON_PERMISSION),
     ]
 
 
 _HOTPLUG_PROTOTYPES = [
     ("camcore_manager_set_hotplug_callbacks", c_int,
      [_manager_p, POINTER(camcore_hotplug_callbacks)]),
+    ("camcore_manager_get_camera_permission", c_int, [_manager_p, POINTER(c_int32)]),
+    ("camcore_manager_request_camera_access", c_int, [_manager_p, c_int32, POINTER(c_int32)]),
 ]
 for _name, _restype, _argtypes in _HOTPLUG_PROTOTYPES:
     getattr(_lib, _name).restype = _restype
@@ -2382,15 +2398,18 @@ OnDevice = Callable[[DeviceInfo], None]
 
 
 def _manager_set_hotplug_callbacks(self: "Manager", on_connected: Optional[OnDevice] = None,
-                                   on_disconnected: Optional[OnDevice] = None) -> None:
+                                   on_disconnected: Optional[OnDevice] = None,
+                                   on_permission: Optional[Callable[[str, str], None]] = None) -> None:
     """Reports capture devices plugged in or removed from now on (S24,
     camcore_manager_set_hotplug_callbacks).
 
     Each callback gets a DeviceInfo (for a removal: what was known of the
     device) and runs on camcore's own hot-plug thread (libudev monitor; the
-    app pumps nothing). Only capture devices (S1) are reported. Passing None
-    for both stops the reports; when this returns, the old callbacks are not
-    called again. An exception in a callback is logged, never reaches C.
+    app pumps nothing). Only capture devices (S1) are reported.
+    on_permission(state, detail) gets camera-permission changes (S35: one of
+    PERMISSIONS, and why) on camcore's portal thread. Passing None for all
+    stops the reports; when this returns, the old callbacks are not called
+    again. An exception in a callback is logged, never reaches C.
 
     Raises IOError_ (no udev monitor), WouldDeadlockError (called from one of
     this manager's hot-plug callbacks).
@@ -2398,6 +2417,7 @@ def _manager_set_hotplug_callbacks(self: "Manager", on_connected: Optional[OnDev
     h = self._h()
     on_connected = _callable("on_connected", on_connected)
     on_disconnected = _callable("on_disconnected", on_disconnected)
+    on_permission = _callable("on_permission", on_permission)
     if getattr(_hotplug_tls, "manager", None) is self:
         raise WouldDeadlockError("set_hotplug_callbacks() called from this manager's own "
                                  "hot-plug callback")
@@ -2417,9 +2437,25 @@ def _manager_set_hotplug_callbacks(self: "Manager", on_connected: Optional[OnDev
                 _hotplug_tls.manager = prev
         return _ON_DEVICE(call)
 
+    def permission_thunk(fn):
+        if fn is None:
+            return _ON_PERMISSION()
+
+        def call(_user_data, state, detail):
+            prev = getattr(_hotplug_tls, "manager", None)
+            _hotplug_tls.manager = self
+            try:
+                fn(PERMISSIONS[state] if 0 <= state < len(PERMISSIONS) else f"unknown({state})",
+                   _s(detail))
+            except BaseException:  # never let it reach C
+                log.exception("camcore: exception in hot-plug callback on_permission")
+            finally:
+                _hotplug_tls.manager = prev
+        return _ON_PERMISSION(call)
+
     with self._lock:
         old = getattr(self, "_hotplug", None)
-        if on_connected is None and on_disconnected is None:
+        if on_connected is None and on_disconnected is None and on_permission is None:
             _check(_lib.camcore_manager_set_hotplug_callbacks(h, None),
                    "camcore_manager_set_hotplug_callbacks")
             self._hotplug = None  # C calls none of the old thunks any more
@@ -2428,6 +2464,7 @@ def _manager_set_hotplug_callbacks(self: "Manager", on_connected: Optional[OnDev
         cbs.struct_size = sizeof(camcore_hotplug_callbacks)
         cbs.on_connected = thunk(on_connected, "on_connected")
         cbs.on_disconnected = thunk(on_disconnected, "on_disconnected")
+        cbs.on_permission = permission_thunk(on_permission)
         # Keep the new thunks (and the old ones, until C stops using them) alive.
         self._hotplug = (cbs, old)
         status = _lib.camcore_manager_set_hotplug_callbacks(h, byref(cbs))
@@ -2438,6 +2475,40 @@ def _manager_set_hotplug_callbacks(self: "Manager", on_connected: Optional[OnDev
 
 
 Manager.set_hotplug_callbacks = _manager_set_hotplug_callbacks
+
+
+def _manager_camera_permission(self: "Manager") -> str:
+    """The camera permission now (S35): "granted" when no camera portal is in
+    use, else the portal's answer ("unknown", "pending", "granted", "denied")."""
+    out = c_int32()
+    _check(_lib.camcore_manager_get_camera_permission(self._h(), byref(out)),
+           "camcore_manager_get_camera_permission")
+    return PERMISSIONS[out.value]
+
+
+def _manager_request_camera_access(self: "Manager", timeout: Optional[float] = None) -> str:
+    """Asks the camera portal for access (S35, AccessCamera) unless a request is
+    pending or access is granted (after a denial it asks again), and waits up
+    to timeout seconds for the answer (None: until answered; 0: not at all).
+    Returns "granted" (or "pending" with timeout 0). Raises AccessError
+    (denied, or no portal to ask), TimeoutError_ (no answer in time; the
+    request stays pending), WouldDeadlockError (waiting inside a hot-plug
+    callback)."""
+    if timeout is None:
+        ms = -1
+    else:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout \
+                or timeout < 0:
+            raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, or None")
+        ms = min(int(timeout * 1000), _I32_MAX)
+    out = c_int32()
+    _check(_lib.camcore_manager_request_camera_access(self._h(), ms, byref(out)),
+           "camcore_manager_request_camera_access")
+    return PERMISSIONS[out.value]
+
+
+Manager.camera_permission = property(_manager_camera_permission)
+Manager.request_camera_access = _manager_request_camera_access
 
 
 # ==========================================================================

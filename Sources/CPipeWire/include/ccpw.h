@@ -43,6 +43,8 @@ typedef struct ccpw_node {
     char device_path[128];     /* api.v4l2.path, or the /dev path from object.path */
     char bus_path[256];        /* device.bus-path or api.v4l2.cap.bus_info */
     char driver[64];           /* api.v4l2.cap.driver, or the factory */
+    uint32_t duplicate;        /* 0, or 1 when a node listed before it has the same
+                                  node.name (the session manager can race on names) */
 } ccpw_node;
 
 /* Node added (added 1) or removed (added 0); on the loop thread. */
@@ -84,6 +86,32 @@ typedef struct ccpw_format {
 int ccpw_enum_formats(ccpw_core *core, uint32_t node_id, int timeout_ms, ccpw_format *out, size_t cap,
                       char *err, size_t errlen);
 
+#define CCPW_MAX_MENU 64
+
+/* One control of a node, from its PropInfo params (PipeWire's V4L2 source
+ * lists the device's integer, boolean and menu controls there). */
+typedef struct ccpw_control {
+    uint32_t prop_id;          /* the SPA Props key that sets it */
+    uint32_t cid;              /* the V4L2 control id it maps to */
+    uint32_t type;             /* 1 integer, 2 boolean, 3 menu */
+    int32_t minimum, maximum, step, default_value;
+    char name[64];             /* SPA_PROP_INFO_description */
+    uint32_t item_count;       /* menu items (labels) */
+    int32_t item_index[CCPW_MAX_MENU];
+    char item_name[CCPW_MAX_MENU][32];
+} ccpw_control;
+
+/* The node's controls (PropInfo entries that map to a V4L2 control id).
+ * Returns how many there are (also past cap), -1 on failure. */
+int ccpw_enum_controls(ccpw_core *core, uint32_t node_id, int timeout_ms, ccpw_control *out, size_t cap,
+                       char *err, size_t errlen);
+
+/* Sets one control through the node's Props param (an Int, or a Bool when
+ * boolean is 1) and waits for the daemon to have handled it. The daemon
+ * reports no result of its own: 0 means delivered. -1 on failure. */
+int ccpw_set_control(ccpw_core *core, uint32_t node_id, uint32_t prop_id, int boolean, int32_t value,
+                     int timeout_ms, char *err, size_t errlen);
+
 typedef struct ccpw_stream ccpw_stream;
 
 /* What ccpw_stream_next() hands out: one buffer, mapped by the shim. */
@@ -99,12 +127,13 @@ typedef struct ccpw_buffer {
     uint32_t data_type;        /* 1 MemPtr, 2 MemFd, 3 DmaBuf */
 } ccpw_buffer;
 
-/* Opens a capture stream on the node (target.object = node_name) that
+/* Opens a capture stream on the node (target.object = target: the node's
+ * object.serial as decimal, or its node.name) that
  * offers exactly fourcc at width x height and rate_num/rate_den (0/0: no
  * rate), nbuffers buffers; waits up to timeout_ms for the format to be
  * agreed. event_fd (an eventfd of the caller's) gets a write for each
  * buffer ready. NULL on failure with the reason in err. */
-ccpw_stream *ccpw_stream_open(ccpw_core *core, const char *node_name, uint32_t fourcc, uint32_t width,
+ccpw_stream *ccpw_stream_open(ccpw_core *core, const char *target, uint32_t fourcc, uint32_t width,
                               uint32_t height, uint32_t rate_num, uint32_t rate_den, uint32_t nbuffers,
                               int event_fd, int timeout_ms, char *err, size_t errlen);
 

@@ -99,4 +99,12 @@ protocol CaptureBackend: AnyObject {
     func stop()
     /// Closes the device. Idempotent.
     func close()
+    /// The controls of a backend that reaches them some other way than a
+    /// V4L2 fd (a PipeWire node's Props); nil (the default) means: the
+    /// controls of `fileDescriptor`, or none.
+    var controlSurface: ControlSurface? { get }
+}
+
+extension CaptureBackend {
+    var controlSurface: ControlSurface? { nil }
 }

@@ -51,7 +51,8 @@ public final class Capturer: @unchecked Sendable {
     init(device: DeviceInfo, backend: CaptureBackend) {
         self.device = device
         self.backend = backend
-        controls = CameraControls(device: device, fileDescriptor: backend.fileDescriptor)
+        controls = CameraControls(device: device, fileDescriptor: backend.fileDescriptor,
+                                  surface: backend.controlSurface)
     }
 
     deinit {

@@ -5,7 +5,10 @@ import Glibc
 #endif
 
 /// The controls of one open camera (SPEC S27), reached through its
-/// capturer (`Capturer.controls`) on the capturer's own fd (S28).
+/// capturer (`Capturer.controls`) on the capturer's own fd (S28), or,
+/// for a PipeWire camera, through the node's PropInfo/Props params
+/// (PipeWireControls: values cannot be read there, and there are no
+/// change events).
 ///
 /// Every method is safe from any thread. Control-change events are
 /// delivered on a control-event thread of this capturer (started by
@@ -16,7 +19,7 @@ import Glibc
 public final class CameraControls: @unchecked Sendable {
     public typealias ChangeHandler = (ControlChange) -> Void
 
-    private let device: ControlDevice?
+    private let device: ControlSurface?
     private let deviceName: String
     private struct State {
         var closed = false
@@ -28,9 +31,11 @@ public final class CameraControls: @unchecked Sendable {
     /// The running event thread, if any (read without `operations` for the deadlock check).
     private let events = Mutex<ControlEventThread?>(nil)
 
-    init(device: DeviceInfo, fileDescriptor: Int32?) {
+    init(device: DeviceInfo, fileDescriptor: Int32?, surface: ControlSurface? = nil) {
         deviceName = device.isSynthetic ? "the synthetic camera" : device.node
-        if let fd = fileDescriptor, fd >= 0, !device.isSynthetic {
+        if let surface {
+            self.device = surface
+        } else if let fd = fileDescriptor, fd >= 0, !device.isSynthetic {
             self.device = ControlDevice(fd: fd, path: device.node)
         } else {
             self.device = nil
@@ -38,7 +43,7 @@ public final class CameraControls: @unchecked Sendable {
     }
 
     /// Runs `body` with the device while the capturer is open.
-    private func withDevice<T>(_ body: (ControlDevice) throws(CamError) -> T) throws(CamError) -> T {
+    private func withDevice<T>(_ body: (ControlSurface) throws(CamError) -> T) throws(CamError) -> T {
         try state.withLock { s throws(CamError) -> T in
             if s.closed { throw CamError.state("the capturer of \(deviceName) is closed") }
             guard let device else { throw CamError.notSupported("\(deviceName) has no controls") }
@@ -144,13 +149,18 @@ public final class CameraControls: @unchecked Sendable {
             try state.withLock { s throws(CamError) in
                 if s.closed { throw CamError.state("the capturer of \(deviceName) is closed") }
             }
-            guard let device else { return }  // no controls: nothing will ever change
+            guard let surface = device else { return }  // no controls: nothing will ever change
+            guard let device = surface as? ControlDevice else {
+                if handler == nil { return }
+                throw CamError.notSupported(surface.noChangeEvents)
+            }
             guard let handler else {
-                _ = try? withDevice { d in d.unsubscribeAll() }
+                _ = try? withDevice { _ in device.unsubscribeAll() }
                 return
             }
             // Subscribe to every control now listed (subscribing twice is harmless).
-            try withDevice { d throws(CamError) in
+            try withDevice { _ throws(CamError) in
+                let d = device
                 let all = d.list()
                 var subscribed = 0
                 var firstError: CamError?
@@ -193,7 +203,7 @@ public final class CameraControls: @unchecked Sendable {
         operations.withLock { _ in
             stopEvents()
             state.withLock { s in
-                if !s.closed, let device { device.unsubscribeAll() }
+                if !s.closed, let device = device as? ControlDevice { device.unsubscribeAll() }
                 s.closed = true
             }
         }

@@ -249,3 +249,25 @@ struct ControlDevice {
         }
     }
 }
+
+/// What CameraControls needs of a device's controls: V4L2's ioctls
+/// (ControlDevice) or a PipeWire node's params (PipeWireControls). Errors
+/// as ControlDevice's; each call may block on the device or the daemon.
+protocol ControlSurface: Sendable {
+    /// Every control, in the device's order.
+    func list() -> [ControlInfo]
+    /// One control. Errors: notSupported (no such control), io.
+    func query(_ id: UInt32) throws(CamError) -> ControlInfo
+    /// The current value. Errors: notSupported (cannot be read), io, noDevice.
+    func value(of info: ControlInfo) throws(CamError) -> Int64
+    /// Sets a checked value; returns the value applied.
+    func set(_ info: ControlInfo, _ value: Int64) throws(CamError) -> Int64
+    func stringBytes(of info: ControlInfo) throws(CamError) -> [UInt8]
+    func setString(_ info: ControlInfo, bytes: [UInt8]) throws(CamError)
+    /// Why this surface has no change events (the notSupported message).
+    var noChangeEvents: String { get }
+}
+
+extension ControlDevice: ControlSurface {
+    var noChangeEvents: String { "\(path) does not report control changes" }
+}

@@ -8,6 +8,9 @@ import Glibc
 public enum DeviceChange: Sendable {
     case added(DeviceInfo)
     case removed(DeviceInfo)
+    /// The camera permission changed (S35: the camera portal's answer),
+    /// with why.
+    case permission(CameraPermission, String)
 }
 
 /// Watches udev's "video4linux" events on its own thread and tells its

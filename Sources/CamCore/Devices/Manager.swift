@@ -39,6 +39,10 @@ public struct ManagerConfig: Sendable {
     /// portal, S35), used instead of the default socket; -1 for none.
     /// Duplicated: the app keeps its fd.
     public var pipeWireFD: Int32 = -1
+    /// When PipeWire is reached through the camera portal (S35). `auto`
+    /// (the default) defers to CAMCORE_PORTAL when that is set, and means
+    /// "inside a sandbox". Not used when `pipeWireFD` is given.
+    public var portal: PortalChoice = .auto
     /// How many synthetic cameras to list after the real ones (S4): 0, 1,
     /// or 2 (a front and a back one). The environment variable
     /// CAMCORE_SYNTHETIC_CAMERA=1 (or =2) also turns them on.
@@ -61,6 +65,8 @@ public final class Manager: @unchecked Sendable {
     private let sources: [CameraSource]
     /// The backends in use (`auto` resolved).
     public let backend: BackendChoice
+    /// The camera portal, when PipeWire is reached through it (S35).
+    private let portal: CameraPortal?
 
     public init(config: ManagerConfig = ManagerConfig()) {
         self.config = config
@@ -73,11 +79,65 @@ public final class Manager: @unchecked Sendable {
         let choice = (config.backend == .auto ? BackendChoice.fromEnvironment ?? .auto : config.backend).resolved
         backend = choice
         var sources: [CameraSource] = []
+        var portal: CameraPortal?
         if choice == .v4l2 || choice == .both { sources.append(V4L2Source()) }
-        if choice == .pipewire || choice == .both { sources.append(PipeWireSource(remoteFD: config.pipeWireFD)) }
+        if choice == .pipewire || choice == .both {
+            let via = config.portal == .auto ? PortalChoice.fromEnvironment ?? .auto : config.portal
+            if config.pipeWireFD >= 0 {
+                sources.append(PipeWireSource(remote: .fd(config.pipeWireFD)))
+            } else if via == .always || (via == .auto && BackendChoice.inSandbox) {
+                // The portal reports through the relay (the manager owns the portal).
+                let relay = relay
+                let p = CameraPortal { state, detail in relay.manager?.emit(.permission(state, detail)) }
+                portal = p
+                sources.append(PipeWireSource(remote: .portal(p)))
+            } else {
+                sources.append(PipeWireSource())
+            }
+        }
         if count > 0 { sources.append(SyntheticSource(count: count)) }
         self.sources = sources
+        self.portal = portal
         synthetic = sources.compactMap { $0 as? SyntheticSource }.first?.cameras ?? []
+        relay.manager = self
+    }
+
+    /// Hands the portal's reports to the manager without owning it.
+    private final class PermissionRelay: @unchecked Sendable {
+        weak var manager: Manager?
+    }
+    private let relay = PermissionRelay()
+
+    // MARK: Camera permission (S35)
+
+    /// Whether the cameras may be used: the camera portal's answer, or
+    /// `granted` when no portal is in use.
+    public var cameraPermission: CameraPermission { portal?.permission ?? .granted }
+
+    /// Why the permission is what it is (the portal's answer or error);
+    /// "no camera portal in use" without one.
+    public var cameraPermissionDetail: String { portal?.detail ?? "no camera portal in use" }
+
+    /// Asks the camera portal for access (AccessCamera) unless it is asked
+    /// already or has granted it; after a denial it asks again. Waits up
+    /// to `timeoutMs` for the answer (< 0: until answered; 0: not at all)
+    /// and returns the state then: granted, or pending when the wait ended
+    /// first. State changes are reported to the observers
+    /// (`DeviceChange.permission`) on camcore's portal thread.
+    /// Errors: access (denied: by the user, the permission store, a
+    /// lockdown, or no portal to ask), timeout (no answer within a
+    /// positive `timeoutMs`; the request stays pending), io.
+    public func requestCameraAccess(timeoutMs: Int32) throws(CamError) -> CameraPermission {
+        guard let portal else { return .granted }
+        try portal.start(again: true)
+        let state = portal.wait(timeoutMs: timeoutMs)
+        switch state {
+        case .denied: throw .access("camera access denied: \(portal.detail)")
+        case .pending where timeoutMs > 0:
+            throw .timeout("the camera portal gave no answer within \(timeoutMs) ms; the request stays pending")
+        case .unknown: throw .access("camera access not granted: \(portal.detail)")
+        default: return state
+        }
     }
 
     /// The capture devices present now: every source's, in source order
@@ -101,6 +161,9 @@ public final class Manager: @unchecked Sendable {
     /// The source whose ids start like `id`, with that device present now.
     private func lookup(_ id: String) throws(CamError) -> (CameraSource, DeviceInfo) {
         guard let source = sources.first(where: { id.hasPrefix($0.idPrefix) }), let d = source.device(id: id) else {
+            if let portal, id.hasPrefix("pipewire:"), portal.permission != .granted {
+                throw .access("camera access through the portal is \(portal.permission.name) (\(portal.detail)), so \"\(id)\" cannot be reached")
+            }
             throw .noDevice("no camera with id \"\(id)\" is present")
         }
         return (source, d)
@@ -192,7 +255,7 @@ public final class Manager: @unchecked Sendable {
         }
     }
 
-    private func emit(_ change: DeviceChange) {
+    fileprivate func emit(_ change: DeviceChange) {
         CallbackMark.inside(self) {
             delivering.withLock { _ in
                 let list = watching.withLock { $0.observers }
@@ -213,6 +276,7 @@ public final class Manager: @unchecked Sendable {
 
     deinit {
         for w in watching.withLock({ $0.watches }) { w.stop() }
+        portal?.close()
     }
 
     /// Opens a device for capture. Errors: noDevice, access, busy, io.

@@ -300,6 +300,8 @@ public final class VideoSession: @unchecked Sendable {
             if follower.removed(d, announce: { eventHandler?($0) }) { lost(d) }
         case .added(let d):
             if follower.added(d, announce: { eventHandler?($0) }) { _ = switchTo(d, keeping: nil) }
+        case .permission:
+            break  // the cameras it lets in or out arrive as added/removed
         }
     }
 

@@ -31,3 +31,30 @@ public func cabi_manager_set_hotplug_callbacks(_ manager: OpaquePointer?,
     }
     return box.setHotplug(c)
 }
+
+@_cdecl("camcore_manager_get_camera_permission")
+public func cabi_manager_get_camera_permission(_ manager: OpaquePointer?, _ state: UnsafeMutablePointer<Int32>?) -> Int32 {
+    let fn = "camcore_manager_get_camera_permission"
+    guard let box = managerBox(manager, fn) else { return LastError.status }
+    guard let state else { return invalid("\(fn): state is NULL") }
+    state.pointee = box.manager.cameraPermission.rawValue
+    return 0
+}
+
+@_cdecl("camcore_manager_request_camera_access")
+public func cabi_manager_request_camera_access(_ manager: OpaquePointer?, _ timeoutMs: Int32,
+                                               _ state: UnsafeMutablePointer<Int32>?) -> Int32 {
+    let fn = "camcore_manager_request_camera_access"
+    guard let box = managerBox(manager, fn) else { return LastError.status }
+    if timeoutMs != 0 && box.manager.isInsideCallback {
+        return fail(.wouldDeadlock("\(fn) with a timeout called from a hot-plug callback: the answer is delivered after it returns; pass 0 and wait for on_permission"))
+    }
+    do {
+        let s = try box.manager.requestCameraAccess(timeoutMs: timeoutMs)
+        state?.pointee = s.rawValue
+        return 0
+    } catch {
+        state?.pointee = box.manager.cameraPermission.rawValue
+        return fail(error)
+    }
+}

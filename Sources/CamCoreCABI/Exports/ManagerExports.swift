@@ -8,7 +8,7 @@ import CamCore
 public func cabi_manager_config_init(_ config: UnsafeMutablePointer<camcore_manager_config>?) {
     config?.pointee = camcore_manager_config(
         struct_size: UInt32(MemoryLayout<camcore_manager_config>.size), include_synthetic: 0, backend: 0,
-        pipewire_fd: -1)
+        pipewire_fd: -1, portal: 0)
 }
 
 @_cdecl("camcore_manager_new")
@@ -29,6 +29,11 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
             }
             c.backend = backends[Int(v.backend)]
             c.pipeWireFD = v.pipewire_fd
+            let portals = PortalChoice.allCases  // declared in camcore_portal's order
+            guard (0..<Int32(portals.count)).contains(v.portal) else {
+                return invalid("camcore_manager_new: portal \(v.portal) is not a camcore_portal value")
+            }
+            c.portal = portals[Int(v.portal)]
         } catch {
             return fail(error)
         }

@@ -316,6 +316,8 @@ final class ManagerBox {
                     switch change {
                     case .added(let d): if let f = c.on_connected { withCDevice(d) { f(c.user_data, $0) } }
                     case .removed(let d): if let f = c.on_disconnected { withCDevice(d) { f(c.user_data, $0) } }
+                    case .permission(let state, let detail):
+                        if let f = c.on_permission { detail.withCString { f(c.user_data, state.rawValue, $0) } }
                     }
                 }
                 return 0

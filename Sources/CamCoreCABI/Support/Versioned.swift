@@ -16,7 +16,7 @@ enum Versioned {
     /// A struct that never grew accepts only its full size. One that grew
     /// names its first appended field: a caller predating it ends there.
     static let managerConfig = Layout<camcore_manager_config>(grewAt: \.backend, initializer: "camcore_manager_config_init")
-    static let hotplugCallbacks = Layout<camcore_hotplug_callbacks>()
+    static let hotplugCallbacks = Layout<camcore_hotplug_callbacks>(grewAt: \.on_permission)
     static let preference = Layout<camcore_preference>(initializer: "camcore_preference_init")
     static let setting = Layout<camcore_setting>()
     static let frame = Layout<camcore_frame>()

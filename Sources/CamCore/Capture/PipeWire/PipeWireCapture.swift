@@ -30,6 +30,8 @@ final class PipeWireCapture: CaptureBackend {
     private let source: PipeWireSource
     private let core: OpaquePointer
     private let nodeID: UInt32
+    /// target.object of the stream: the node's object.serial (or node.name).
+    private let target: String
     let device: DeviceInfo
     private var pool: PipeWireBuffers?
     private var ready: Waker?
@@ -41,11 +43,12 @@ final class PipeWireCapture: CaptureBackend {
     private var sequence: UInt32 = 0
     private var closed = false
 
-    init(source: PipeWireSource, core: OpaquePointer, nodeID: UInt32, device: DeviceInfo) {
-        self.source = source; self.core = core; self.nodeID = nodeID; self.device = device
+    init(source: PipeWireSource, core: OpaquePointer, nodeID: UInt32, target: String, device: DeviceInfo) {
+        self.source = source; self.core = core; self.nodeID = nodeID; self.target = target; self.device = device
     }
 
     var fileDescriptor: Int32? { nil }
+    private(set) lazy var controlSurface: ControlSurface? = PipeWireControls(core: core, nodeID: nodeID, name: device.node)
     var buffers: BufferPool? { pool }
 
     /// The setting the node can take nearest to the request, as a V4L2
@@ -75,7 +78,7 @@ final class PipeWireCapture: CaptureBackend {
         let (w, h, rate) = try choose(r)
         let ready = try Waker()
         var err = [CChar](repeating: 0, count: 256)
-        guard let s = ccpw_stream_open(core, device.node, r.fourcc.rawValue, UInt32(w), UInt32(h),
+        guard let s = ccpw_stream_open(core, target, r.fourcc.rawValue, UInt32(w), UInt32(h),
                                        rate?.numerator ?? 0, rate?.denominator ?? 0, UInt32(r.bufferCount),
                                        ready.fd, 5000, &err, err.count) else {
             let m = PipeWireSource.text(err)

@@ -11,7 +11,10 @@ import Glibc
 /// in `unavailableReason`; the other sources are unaffected (S33).
 ///
 /// Ids are "pipewire:" + node.name, which survives daemon restarts (the
-/// registry id does not). A node that wraps a V4L2 device (object.path
+/// registry id does not). Node names are the session manager's and can
+/// clash (WirePlumber names both of vivid's nodes after their one platform
+/// device and races when they come back): a node whose name an earlier node
+/// already has gets "@" + its object.path appended, so ids stay unique. A node that wraps a V4L2 device (object.path
 /// "v4l2:/dev/videoN") reports that device's V4L2 id as `v4l2ID`.
 ///
 /// One connection (a pw_thread_loop) serves listing, formats, hot-plug and
@@ -30,17 +33,31 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         var failedAt: UInt64 = 0
         var observers: [Int: @Sendable (DeviceChange) -> Void] = [:]
         var nextObserver = 1
-        /// The devices last reported added, by PipeWire node.name.
+        /// The devices last reported added, by id.
         var known: [String: DeviceInfo] = [:]
     }
     private let state = Mutex(State())
     /// Serialises connecting (not held while observers run).
     private let connecting = Mutex(())
-    /// A remote fd the app or the camera portal handed over (S35), used by
-    /// the next connection instead of the default socket; -1 for none.
-    private let remoteFD: Int32
+    /// How a connection reaches the daemon (S35).
+    enum Remote: @unchecked Sendable {
+        /// The default socket ($PIPEWIRE_REMOTE, $XDG_RUNTIME_DIR/pipewire-0).
+        case socket
+        /// A remote fd the app handed over; each connection uses a dup.
+        case fd(Int32)
+        /// A fresh fd from the camera portal (OpenPipeWireRemote) for each
+        /// connection, once the portal granted access; asks it first.
+        case portal(CameraPortal)
+    }
+    let remote: Remote
 
-    init(remoteFD: Int32 = -1) { self.remoteFD = remoteFD }
+    init(remote: Remote = .socket) { self.remote = remote }
+
+    /// The portal this source goes through, if any.
+    var portal: CameraPortal? {
+        if case .portal(let p) = remote { return p }
+        return nil
+    }
 
     deinit {
         if let c = state.withLock({ $0.core }) { ccpw_core_destroy(c.p) }
@@ -65,9 +82,27 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
             if let c = state.withLock({ $0.core }) { return c.p }
             let now = monotonicNs()
             if failedAt != 0 && now - failedAt < 500_000_000 { return nil }
+            var fd: Int32 = -1
+            switch remote {
+            case .socket: break
+            case .fd(let f): fd = dup(f)
+            case .portal(let p):
+                guard p.permission == .granted else {
+                    try? p.start()
+                    let why = "camera access through the portal is \(p.permission.name): \(p.detail)"
+                    state.withLock { $0.reason = why }
+                    return nil
+                }
+                do throws(CamError) {
+                    fd = try p.openRemote()
+                } catch {
+                    state.withLock { s in s.reason = error.message; s.failedAt = now }
+                    return nil
+                }
+            }
             var err = [CChar](repeating: 0, count: 256)
             let me = Unmanaged.passUnretained(self).toOpaque()
-            let c = ccpw_connect(remoteFD >= 0 ? dup(remoteFD) : -1, 5000, { ud, added, node in
+            let c = ccpw_connect(fd, 5000, { ud, added, node in
                 guard let ud, let node else { return }
                 Unmanaged<PipeWireSource>.fromOpaque(ud).takeUnretainedValue().nodeChanged(added != 0, node.pointee)
             }, me, &err, err.count)
@@ -84,14 +119,14 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
 
     /// A node came or went (on the PipeWire loop thread).
     private func nodeChanged(_ added: Bool, _ node: ccpw_node) {
-        let name = PipeWireSource.string(node.name)
+        let id = idPrefix + PipeWireSource.key(node)
         let arrived = added ? described([node]).first : nil
         let (observers, change): ([@Sendable (DeviceChange) -> Void], DeviceChange?) = state.withLock { s in
             if let d = arrived {
-                s.known[name] = d
+                s.known[id] = d
                 return (Array(s.observers.values), .added(d))
             }
-            guard let d = s.known.removeValue(forKey: name) else { return ([], nil) }
+            guard let d = s.known.removeValue(forKey: id) else { return ([], nil) }
             return (Array(s.observers.values), .removed(d))
         }
         guard let change else { return }
@@ -101,6 +136,16 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     /// A NUL-terminated message buffer as a String.
     static func text(_ buf: [CChar]) -> String {
         String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// What follows "pipewire:" in a node's id: node.name, plus
+    /// "@" + object.path (or "@serial" + object.serial) when an earlier
+    /// node has the same name.
+    static func key(_ n: ccpw_node) -> String {
+        let name = string(n.name)
+        guard n.duplicate != 0 else { return name }
+        let path = string(n.object_path)
+        return name + "@" + (path.isEmpty ? "serial\(n.serial)" : path)
     }
 
     static func string<T>(_ tuple: T) -> String {
@@ -128,7 +173,7 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         let description = PipeWireSource.string(n.description)
         let driver = PipeWireSource.string(n.driver)
         let virtualDrivers: Set<String> = ["vivid", "v4l2 loopback", "v4l2loopback"]
-        var d = DeviceInfo(id: idPrefix + name, name: description.isEmpty ? name : description, node: name,
+        var d = DeviceInfo(id: idPrefix + PipeWireSource.key(n), name: description.isEmpty ? name : description, node: name,
                            busInfo: PipeWireSource.string(n.bus_path), driver: driver.isEmpty ? "pipewire" : driver,
                            type: virtualDrivers.contains(driver) ? .virtual : .external, position: .unknown)
         if let v {
@@ -154,26 +199,26 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
 
     /// The camera node with this id, present now.
     private func node(id: String) -> ccpw_node? {
-        nodes().first { idPrefix + PipeWireSource.string($0.name) == id }
+        nodes().first { idPrefix + PipeWireSource.key($0) == id }
     }
 
     func device(id: String) -> DeviceInfo? { node(id: id).flatMap { described([$0]).first } }
 
-    /// The live connection and the node's registry id now (it changes when
-    /// the daemon restarts). Errors: io (no daemon), noDevice.
-    func resolve(_ d: DeviceInfo) throws(CamError) -> (OpaquePointer, UInt32) {
+    /// The live connection and the node now (its registry id and serial
+    /// change when the daemon restarts). Errors: io (no daemon), noDevice.
+    func resolve(_ d: DeviceInfo) throws(CamError) -> (OpaquePointer, ccpw_node) {
         guard let c = connection() else {
             throw .io(state.withLock { $0.reason } ?? "PipeWire is not available")
         }
         guard let n = node(id: d.id) else {
             throw .noDevice("the PipeWire camera \"\(d.node)\" is gone")
         }
-        return (c, n.id)
+        return (c, n)
     }
 
     func formats(of d: DeviceInfo) throws(CamError) -> [FormatDescription] {
-        let (c, id) = try resolve(d)
-        return try PipeWireSource.formats(core: c, nodeID: id, name: d.node)
+        let (c, n) = try resolve(d)
+        return try PipeWireSource.formats(core: c, nodeID: n.id, name: d.node)
     }
 
     static func formats(core c: OpaquePointer, nodeID: UInt32, name: String) throws(CamError) -> [FormatDescription] {
@@ -230,8 +275,10 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     }
 
     func open(_ d: DeviceInfo) throws(CamError) -> CaptureBackend {
-        let (c, id) = try resolve(d)
-        return PipeWireCapture(source: self, core: c, nodeID: id, device: d)
+        let (c, n) = try resolve(d)
+        // target.object by serial: node names can clash (see the type's doc).
+        let target = n.serial != 0 ? String(n.serial) : PipeWireSource.string(n.name)
+        return PipeWireCapture(source: self, core: c, nodeID: n.id, target: target, device: d)
     }
 
     func watch(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> SourceWatch? {
@@ -241,7 +288,7 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         // removal is reported.
         let present = devices()
         let token = state.withLock { s -> Int in
-            for d in present where s.known[d.node] == nil { s.known[d.node] = d }
+            for d in present where s.known[d.id] == nil { s.known[d.id] = d }
             let t = s.nextObserver
             s.nextObserver += 1
             s.observers[t] = observer
