@@ -25,7 +25,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
+.PHONY: bench-pipewire all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 lib:
@@ -75,6 +75,13 @@ bench-framepath: stage
 	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
 	BENCH_GUEST_SCRIPT=framepath_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/framepath
 	@python3 -c 'import json,sys,collections; d=collections.defaultdict(list); [d[j["bench"]].append(j["result"]["cpu_ns_per_frame"]) for j in map(json.loads, open(sys.argv[1])) if "result" in j]; [print(f"{k:32s} {sorted(v)[len(v)//2]:10.1f} ns/frame (guest CPU)") for k,v in d.items()]' build/bench/framepath/guest.jsonl
+
+# The PipeWire rows alone (one guest boot): app CPU per frame through the
+# PipeWire backend vs the V4L2 backend, and the daemons' share.
+bench-pipewire: stage
+	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
+	BENCH_GUEST_SCRIPT=pipewire_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/pipewire
+	@python3 -c 'import json,sys,statistics as st; rs=[json.loads(l) for l in open(sys.argv[1])]; rs=[r for r in rs if "result" in r]; g=lambda b,k: [r["result"][k] for r in rs if r["bench"]==b and k in r["result"]]; v,p=st.median(g("pipewire-v4l2-backend","cpu_ns_per_frame")),st.median(g("pipewire-backend","cpu_ns_per_frame")); d=st.median([r["result"]["daemon_cpu_ns"]/(r["result"]["frames"]+10) for r in rs if r["bench"]=="pipewire-backend"]); print(f"V4L2 backend {v/1e3:9.1f} us/frame (app)\nPipeWire     {p/1e3:9.1f} us/frame (app)  ratio {p/v:.2f}\n  daemons    {d/1e3:9.1f} us/frame  (app+daemons)/V4L2 {(p+d)/v:.2f}")' build/bench/pipewire/guest.jsonl
 
 clean:
 	rm -rf .build build

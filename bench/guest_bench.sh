@@ -13,6 +13,9 @@
 #   6 scale        1, 2 and 4 vivid instances at once, camcore and bare
 #   2 MJPEG        v4l2loopback fed one fixed JPEG: camcore --output I420 vs
 #                  bare capture + tjDecompressToYUVPlanes (vivid has no MJPEG)
+#   7 PipeWire     camcore_capture on vivid 0 through the PipeWire backend vs
+#                  the V4L2 backend; the daemons' CPU recorded apart
+#                  (guest_lib.sh guest_bench_pipewire)
 #
 # env: CAMCORE_REPO, BENCH_RESULTS, CAMCORE_PYTHON; BENCH_RUNS (frame-path
 # runs, default 5), BENCH_FRAMES (default 300), BENCH_QUICK=1 (fewer runs).
@@ -90,6 +93,9 @@ for r in $(seq 1 "$small_runs"); do
   rec framepath-bare-eventfd "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --eventfd
   rec framepath-bare-epoll-eventfd "$r" "$bin/bare_capture" --device "$v0" "${common[@]}" --frames "$frames" --warmup 10 --epoll --eventfd
 done
+
+# --- 7. PipeWire backend vs V4L2 backend (issue 13) ---------------------------------
+guest_bench_pipewire "$runs" "$frames" "$py"
 
 # --- 3. time to first frame -----------------------------------------------------
 # The programs and libcamcore run from a tmpfs copy here, so that reading

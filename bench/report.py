@@ -260,6 +260,27 @@ def build_rows(host: Results, guest: Results) -> list:
                             us(v), us(one), div(v, one), "lower", 1.05 if prog == "camcore" else None,
                             "same program, vivid instances capturing at once" +
                             ("" if prog == "camcore" else " (the bare loop's own scaling, for comparison)")))
+    # 7. PipeWire backend (issue 13) --------------------------------------------
+    # The app's CPU per frame through the PipeWire backend vs the V4L2
+    # backend (the same program, camera, format and rate, interleaved runs);
+    # then what the daemons (pipewire + wireplumber) spent per frame during
+    # the PipeWire runs (warm-up included, so divided by frames + 10).
+    pv = guest.med("pipewire-v4l2-backend", "cpu_ns_per_frame")
+    pp = guest.med("pipewire-backend", "cpu_ns_per_frame")
+    fpw = guest.first("pipewire-backend", "measured_fps")
+    daemon = [o["result"]["daemon_cpu_ns"] / (o["result"]["frames"] + 10)
+              for o in guest.runs.get("pipewire-backend", [])
+              if isinstance(o["result"].get("daemon_cpu_ns"), (int, float)) and o["result"].get("frames")]
+    d = statistics.median(daemon) if daemon else None
+    rows.append(Row("7 PipeWire (guest)",
+                    f"app CPU per frame, vivid 640x480 YUYV @ {fpw or '?'} fps: PipeWire backend vs V4L2 backend",
+                    us(pp), us(pv), div(pp, pv), "lower", None,
+                    "camcore_capture both times; the daemons' share is the next row",
+                    spread=guest.paired_ratios("pipewire-backend", "pipewire-v4l2-backend", "cpu_ns_per_frame")))
+    rows.append(Row("7 PipeWire (guest)",
+                    "daemons' CPU per frame (pipewire + wireplumber) during the PipeWire runs",
+                    us(d), us(pv), div((pp or 0) + d, pv) if d is not None and pp is not None else None, "lower", None,
+                    "ratio: (app + daemons) through PipeWire ÷ app through V4L2"))
     return rows
 
 

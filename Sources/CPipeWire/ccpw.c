@@ -887,6 +887,10 @@ static void on_add_buffer(void *data, struct pw_buffer *buf)
     s->slots[slot].buf = buf;
     s->slots[slot].data_type = d->type;
     buf->user_data = (void *)(intptr_t)(slot + 1);
+    if (getenv("CAMCORE_PIPEWIRE_DEBUG"))
+        fprintf(stderr, "camcore: PipeWire buffer %d: %s, %u bytes\n", slot,
+                d->type == SPA_DATA_MemPtr ? "MemPtr" : d->type == SPA_DATA_MemFd ? "MemFd"
+                : d->type == SPA_DATA_DmaBuf ? "DmaBuf" : "other", d->maxsize);
     if ((d->type == SPA_DATA_MemFd || d->type == SPA_DATA_DmaBuf) && d->fd >= 0 && s->n_maps < MAX_MAPS) {
         /* Our own read-only mapping: PW_STREAM_FLAG_MAP_BUFFERS does not map
          * DmaBuf on 0.3.65, and ours outlives the stream (retained frames). */

@@ -187,13 +187,17 @@ TWO = textwrap.dedent("""
 
 def test_S34_two_processes_capture_one_camera_at_once(pipewire, camcore):
     d = _pipewire_cameras(camcore)[0]
-    env = dict(os.environ)
+    env = dict(os.environ, CAMCORE_PIPEWIRE_DEBUG="1")  # the shim names each buffer's type on stderr
     procs = [subprocess.Popen([sys.executable, "-c", TWO, d.id], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
     outs = [p.communicate(timeout=120) for p in procs]
+    types = set()
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err
         assert out.split() == ["30", "640", "480"], out
+        types |= {ln.split(": ")[2].split(",")[0] for ln in err.splitlines() if ln.startswith("camcore: PipeWire buffer")}
+    assert types and types <= {"MemPtr", "MemFd", "DmaBuf"}, outs
+    print("PipeWire buffer types seen:", sorted(types))
 
 
 def test_S33_library_without_pipewire_still_lists_v4l2(pipewire, camcore):
@@ -380,6 +384,14 @@ def test_S35_portal_granted_by_the_store_lists_and_captures(pipewire, portal, ca
     # Both permission events come before the cameras it let in.
     assert events.index(("permission", "granted")) < min(i for i, e in enumerate(events) if e[0] == "connected")
     assert len(portal.calls()) == n_calls, "the store said yes: no dialog"
+    # The CLI: asks first, then lists through the portal's remote.
+    import json
+    tool = os.path.join(HERE, "..", "..", "tools", "camcore", "camcore")
+    r = subprocess.run([tool, "--json", "--backend", "pipewire", "--portal", "always", "list"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    listed = json.loads(r.stdout)["devices"]
+    assert sorted(d["backend"] for d in listed if not d["synthetic"]) == ["pipewire", "pipewire"], r.stdout
     print("S35 granted (store):", events)
 
 
@@ -407,6 +419,11 @@ def test_S35_portal_denied_is_an_access_error_and_an_event(pipewire, portal, cam
         m.close()
     assert [e[1] for e in events if e[0] == "permission"] == ["pending", "denied", "pending", "denied"], events
     assert not [e for e in events if e[0] == "connected"], events
+    tool = os.path.join(HERE, "..", "..", "tools", "camcore", "camcore")
+    r = subprocess.run([tool, "--backend", "pipewire", "--portal", "always", "list"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 4, (r.returncode, r.stdout, r.stderr)
+    assert "camera access was not allowed (camera portal)" in r.stderr, r.stderr
     print("S35 denied (store):", events)
 
 
@@ -437,6 +454,8 @@ def test_S35_portal_asks_the_user_pending_then_the_answer(pipewire, portal, camc
             else:
                 assert m.devices() == []
                 _wait(lambda: m.camera_permission == want[-1], 30, lambda: f"{want[-1]} ({events}, {details[-2:]})")
+                # ... and its event (delivered from a thread of its own).
+                _wait(lambda: ("permission", want[-1]) in events, 30, lambda: f"the {want[-1]} event ({events})")
             m.set_hotplug_callbacks(None, None)
         finally:
             m.close()

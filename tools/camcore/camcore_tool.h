@@ -35,6 +35,10 @@ enum {
 extern int g_json;
 /* --backend: a camcore_backend value for every manager the tool makes. */
 extern int g_backend;
+extern int g_portal;
+/* Asks the camera portal for access when the manager goes through it and
+ * access is not granted yet (waits up to 120 s). Returns an exit code. */
+int ensure_camera_access(camcore_manager *m);
 /* SIGINT or SIGTERM came, once catch_signals() is called (tool.c). */
 extern volatile sig_atomic_t g_interrupted;
 

@@ -117,6 +117,34 @@ static void on_hotplug_disconnected(void *user_data, const camcore_device_info *
     pthread_mutex_unlock(&g_monitor_lock);
 }
 
+/* The camera permission changed (S35: the camera portal's answer). */
+static void on_hotplug_permission(void *user_data, int32_t state, const char *detail)
+{
+    static const char *const names[] = { "unknown", "pending", "granted", "denied" };
+    const char *name = state >= 0 && state < 4 ? names[state] : "?";
+    struct timespec ts;
+    struct tm tm;
+    char when[32];
+
+    (void)user_data;
+    pthread_mutex_lock(&g_monitor_lock);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    localtime_r(&ts.tv_sec, &tm);
+    strftime(when, sizeof when, "%H:%M:%S", &tm);
+    if (g_json) {
+        int first = 1;
+        putchar('{');
+        json_kv_str(&first, "event", "permission");
+        json_kv_str(&first, "state", name);
+        json_kv_str(&first, "detail", detail);
+        printf("}\n");
+    } else {
+        printf("%s.%03ld  %-12s %s  (%s)\n", when, ts.tv_nsec / 1000000L, "permission", name, detail);
+    }
+    fflush(stdout);
+    pthread_mutex_unlock(&g_monitor_lock);
+}
+
 /* Without udev's monitor: compare the device list every 500 ms. */
 static void monitor_by_polling(camcore_manager *m, camcore_device_list *prev)
 {
@@ -154,6 +182,7 @@ int cmd_monitor(int argc, char **argv)
     camcore_manager_config mcfg;
     camcore_manager_config_init(&mcfg);
     mcfg.backend = g_backend;
+    mcfg.portal = g_portal;
     st = camcore_manager_new(&mcfg, &m); /* real cameras (the synthetic one only if the env asks) */
     if (st != CAMCORE_OK)
         return fail(st, "creating a manager", NULL);
@@ -162,6 +191,7 @@ int cmd_monitor(int argc, char **argv)
     cb.struct_size = sizeof cb;
     cb.on_connected = on_hotplug_connected;
     cb.on_disconnected = on_hotplug_disconnected;
+    cb.on_permission = on_hotplug_permission;
     pthread_mutex_lock(&g_monitor_lock);
     hotplug = camcore_manager_set_hotplug_callbacks(m, &cb) == CAMCORE_OK;
     st = camcore_manager_list_devices(m, &list);

@@ -25,6 +25,7 @@
 
 int g_json;
 int g_backend; /* CAMCORE_BACKEND_AUTO */
+int g_portal;  /* CAMCORE_PORTAL_AUTO */
 
 static void usage(FILE *out)
 {
@@ -63,6 +64,10 @@ static void usage(FILE *out)
         "Options:\n"
         "  --backend B  where cameras come from (S33): auto (PipeWire in a sandbox, else\n"
         "               V4L2; CAMCORE_BACKEND overrides it), v4l2, pipewire, both\n"
+        "  --portal P   when PipeWire is reached through the camera portal (S35): auto\n"
+        "               (in a sandbox; CAMCORE_PORTAL overrides it), never, always. The\n"
+        "               tool then asks for camera access first and waits up to 120 s\n"
+        "               for the answer (exit code 4 when it is refused)\n"
         "  --json       machine-readable output (one JSON document; `monitor` prints\n"
         "               one JSON object per line)\n"
         "  -h, --help   this help\n"
@@ -96,6 +101,17 @@ int main(int argc, char **argv)
                 return usage_error("--backend '%s': one of auto, v4l2, pipewire, both", v);
             }
             g_backend = k;
+        } else if (!strcmp(argv[i], "--portal") || !strncmp(argv[i], "--portal=", 9)) {
+            static const char *const names[] = { "auto", "never", "always" };
+            const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
+            int k;
+            for (k = 0; k < 3 && strcmp(v, names[k]) != 0; k++)
+                ;
+            if (k == 3) {
+                free(args);
+                return usage_error("--portal '%s': one of auto, never, always", v);
+            }
+            g_portal = k;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
             usage(stdout);
             free(args);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 #include <sys/stat.h>
 
@@ -91,8 +92,12 @@ int fail(int status, const char *what, const camcore_device_info *dev)
             "another camera (" PROGRAM " list).", node);
         break;
     case CAMCORE_E_ACCESS:
-        errorf("permission denied: cannot open %s. Add yourself to the 'video' group "
-            "(sudo usermod -aG video $USER, then log in again).", node);
+        if (strstr(detail, "portal"))
+            errorf("camera access was not allowed (camera portal). Allow this program to use the "
+                "camera in your desktop's privacy settings, then try again.");
+        else
+            errorf("permission denied: cannot open %s. Add yourself to the 'video' group "
+                "(sudo usermod -aG video $USER, then log in again).", node);
         break;
     case CAMCORE_E_NO_DEVICE:
         errorf("no device: %s is gone. Is the camera still plugged in? See " PROGRAM " list.",
@@ -193,9 +198,14 @@ int load_devices(struct devices *d, int include_fallback)
     camcore_manager_config_init(&cfg);
     cfg.include_synthetic = 1;
     cfg.backend = g_backend;
+    cfg.portal = g_portal;
     st = camcore_manager_new(&cfg, &d->manager);
-    if (st == CAMCORE_OK)
+    if (st == CAMCORE_OK) {
+        int rc = ensure_camera_access(d->manager);
+        if (rc != EXIT_OK)
+            return rc;
         st = camcore_manager_list_devices(d->manager, &d->all);
+    }
     if (st != CAMCORE_OK)
         return fail(st, "listing the cameras", NULL);
     for (i = 0; i < d->all->count; i++)
@@ -271,4 +281,19 @@ const camcore_device_info *resolve_device(struct devices *d, const char *spec)
     }
     errorf("no camera with id '%s'; see " PROGRAM " list", spec);
     return NULL;
+}
+
+int ensure_camera_access(camcore_manager *m)
+{
+    int32_t state = CAMCORE_PERMISSION_GRANTED;
+    int st;
+
+    if (camcore_manager_get_camera_permission(m, &state) != CAMCORE_OK || state == CAMCORE_PERMISSION_GRANTED)
+        return EXIT_OK;
+    if (!g_json && isatty(2))
+        fprintf(stderr, PROGRAM ": asking the camera portal for camera access ...\n");
+    st = camcore_manager_request_camera_access(m, 120000, &state);
+    if (st != CAMCORE_OK)
+        return fail(st, "asking for camera access", NULL);
+    return EXIT_OK;
 }

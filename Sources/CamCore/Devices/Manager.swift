@@ -132,10 +132,10 @@ public final class Manager: @unchecked Sendable {
         try portal.start(again: true)
         let state = portal.wait(timeoutMs: timeoutMs)
         switch state {
-        case .denied: throw .access("camera access denied: \(portal.detail)")
+        case .denied: throw .access("camera access denied (camera portal): \(portal.detail)")
         case .pending where timeoutMs > 0:
             throw .timeout("the camera portal gave no answer within \(timeoutMs) ms; the request stays pending")
-        case .unknown: throw .access("camera access not granted: \(portal.detail)")
+        case .unknown: throw .access("camera access not granted (camera portal): \(portal.detail)")
         default: return state
         }
     }
