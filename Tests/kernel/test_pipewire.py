@@ -593,8 +593,19 @@ def test_S24_S34_node_removal_and_return_are_hotplug_events(pipewire, camcore):
     before = {d.v4l2_id for d in _pipewire_cameras(camcore)}
     assert len(before) == 2 and all(before), before
     events = []
+    asked = []  # (seconds, FourCCs or the error) of formats() called from on_connected
+
+    def connected(d):
+        events.append(("+", d.id, d.v4l2_id))
+        t = time.monotonic()
+        try:
+            got = sorted({f.fourcc for f in m.formats(d.id)})
+        except camcore.CamcoreError as e:  # the node may have churned away already
+            got = type(e).__name__
+        asked.append((time.monotonic() - t, got))
+
     with camcore.Manager(backend="pipewire") as m:
-        m.set_hotplug_callbacks(on_connected=lambda d: events.append(("+", d.id, d.v4l2_id)),
+        m.set_hotplug_callbacks(on_connected=connected,
                                 on_disconnected=lambda d: events.append(("-", d.id, d.v4l2_id)))
         try:
             hp.unbind()
@@ -610,4 +621,9 @@ def test_S24_S34_node_removal_and_return_are_hotplug_events(pipewire, camcore):
         m.set_hotplug_callbacks(None, None)
     assert [s for s, _, _ in events[:2]] == ["-", "-"], events
     assert len({d.id for d in now}) == len(now), [d.id for d in now]
+    # The callback may call back in: events come off PipeWire's loop thread,
+    # so formats() answers at once (on the loop thread it waited 5 s).
+    assert asked and all(t < 3.0 for t, _ in asked), asked
+    assert any(isinstance(g, list) and "YUYV" in g for _, g in asked), asked
+    print("formats() from on_connected:", [(round(t, 3), g if isinstance(g, str) else len(g)) for t, g in asked])
     print("PipeWire hot-plug events:", events)

@@ -31,7 +31,8 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         var reason: String?
         /// When the last failed attempt was made (monotonic ns): retry at most every 500 ms.
         var failedAt: UInt64 = 0
-        var observers: [Int: @Sendable (DeviceChange) -> Void] = [:]
+        /// The running watches, which deliver the changes on their threads.
+        var watches: [Int: PipeWireWatch] = [:]
         var nextObserver = 1
         /// The devices last reported added, by id.
         var known: [String: DeviceInfo] = [:]
@@ -121,16 +122,19 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     private func nodeChanged(_ added: Bool, _ node: ccpw_node) {
         let id = idPrefix + PipeWireSource.key(node)
         let arrived = added ? described([node]).first : nil
-        let (observers, change): ([@Sendable (DeviceChange) -> Void], DeviceChange?) = state.withLock { s in
+        // Handed to the watches' threads, not delivered here: an observer
+        // calling back in (formats, open) needs this loop thread running.
+        state.withLock { s in
+            let change: DeviceChange
             if let d = arrived {
                 s.known[id] = d
-                return (Array(s.observers.values), .added(d))
+                change = .added(d)
+            } else {
+                guard let d = s.known.removeValue(forKey: id) else { return }
+                change = .removed(d)
             }
-            guard let d = s.known.removeValue(forKey: id) else { return ([], nil) }
-            return (Array(s.observers.values), .removed(d))
+            for w in s.watches.values { w.enqueue(change) }
         }
-        guard let change else { return }
-        for f in observers { f(change) }
     }
 
     /// A NUL-terminated message buffer as a String.
@@ -282,23 +286,23 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     }
 
     func watch(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> SourceWatch? {
-        // Connect first, with no observer yet: the caller (Manager) holds
-        // its lock here, and the first round trip reports every node from
-        // the loop thread. What is there now counts as known, so its
-        // removal is reported.
+        // Connect first, with no watch yet: the caller (Manager) holds its
+        // lock here, and the first round trip reports every node. What is
+        // there now counts as known, so its removal is reported.
         let present = devices()
         let token = state.withLock { s -> Int in
             for d in present where s.known[d.id] == nil { s.known[d.id] = d }
             let t = s.nextObserver
             s.nextObserver += 1
-            s.observers[t] = observer
             return t
         }
-        return try PipeWireWatch(source: self, token: token)
+        let w = try PipeWireWatch(source: self, token: token, observer: observer)
+        state.withLock { $0.watches[token] = w }
+        return w
     }
 
     fileprivate func stopWatching(_ token: Int) {
-        state.withLock { _ = $0.observers.removeValue(forKey: token) }
+        state.withLock { _ = $0.watches.removeValue(forKey: token) }
     }
 
     /// Reconnects when the daemon went away (called by the watch's thread);
@@ -307,20 +311,31 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
 }
 
 /// The hot-plug watch of the PipeWire source: node add/remove come from the
-/// registry on the PipeWire loop thread; this thread only reconnects after
-/// the daemon went away (every 500 ms while it is gone).
+/// registry on the PipeWire loop thread, which queues them here; this
+/// thread delivers them to the observer (so the observer may call back
+/// into the source) and reconnects after the daemon went away (every
+/// 500 ms while it is gone).
 final class PipeWireWatch: SourceWatch, @unchecked Sendable {
     private let source: PipeWireSource
     private let token: Int
+    private let observer: @Sendable (DeviceChange) -> Void
     private let stopping = Atomic<Bool>(false)
     private let waker: Waker
+    private let queue = Mutex<[DeviceChange]>([])
     private var thread: CaptureThread?
 
-    init(source: PipeWireSource, token: Int) throws(CamError) {
+    init(source: PipeWireSource, token: Int, observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) {
         self.source = source
         self.token = token
+        self.observer = observer
         waker = try Waker()
         thread = try CaptureThread { [self] in run() }
+    }
+
+    /// Queues a change for the thread (from the loop thread).
+    func enqueue(_ c: DeviceChange) {
+        queue.withLock { $0.append(c) }
+        waker.wake()
     }
 
     private func run() {
@@ -328,6 +343,11 @@ final class PipeWireWatch: SourceWatch, @unchecked Sendable {
         while !stopping.load(ordering: .acquiring) {
             source.keepConnected()
             _ = poll(&p, 1, 500)
+            waker.drain()
+            while !stopping.load(ordering: .acquiring),
+                  let c = queue.withLock({ q -> DeviceChange? in q.isEmpty ? nil : q.removeFirst() }) {
+                observer(c)
+            }
         }
     }
 
