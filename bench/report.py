@@ -217,6 +217,12 @@ def build_rows(host: Results, guest: Results) -> list:
     rows.append(Row("4 python (guest)", "CPU per frame: camcore.py numpy view vs camcore C program",
                     us(pc), us(cc), div(pc, cc), "lower", None,
                     f"Python's per-frame overhead {us(over)} (ctypes callback, GIL, numpy view)"))
+    pi = guest.med("python-camcore-iter", "cpu_ns_per_frame")
+    rows.append(Row("4 python (guest)", "CPU per frame: camcore.py pull iterator (for frame in cap.frames()) vs camcore C program",
+                    us(pi), us(cc), div(pi, cc), "lower", 2.0,
+                    "S36: no ctypes callback per frame; target ≤ 2×"))
+    rows.append(Row("4 python (guest)", "CPU per frame: camcore.py pull iterator vs cv2.VideoCapture raw YUYV",
+                    us(pi), us(cv), div(pi, cv), "lower", 0.5, "target ≤ 0.5×"))
     ver = guest.first("python-cv2", "cv2_version")
     rows.append(Row("4 python (guest)", f"CPU per frame: camcore.py vs cv2.VideoCapture {ver or ''} raw YUYV",
                     us(pc), us(cv), div(pc, cv), "lower", None, "cv2 with CAP_PROP_CONVERT_RGB=0 (copies the frame)"))

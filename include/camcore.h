@@ -1122,6 +1122,71 @@ void camcore_capturer_close(camcore_capturer *capturer);
 int camcore_capturer_start(camcore_capturer *capturer, const camcore_capture_config *config,
                            const camcore_frame_callbacks *callbacks);
 
+/** Queue depths camcore_capturer_start_pull() accepts (frames kept ready). \since 0.1 */
+#define CAMCORE_PULL_DEPTH_MIN 1
+#define CAMCORE_PULL_DEPTH_MAX 8
+
+/**
+ * Starts streaming in pull mode (S36): instead of calling back, camcore
+ * keeps the newest frames in a queue of queue_depth for
+ * camcore_capturer_acquire_frame(). A full queue gives up its oldest
+ * frame, counted in camcore_capture_stats.frames_dropped (not in
+ * frames_delivered), so a slow reader loses old frames and never stalls
+ * the driver: the driver gets at least 2 x queue_depth + 2 buffers (more
+ * than config->buffer_count asks if needed). Frames, output conversion
+ * (output_fourcc) and retain/release are as with callbacks.
+ *
+ * \param capturer    an open, stopped capturer.
+ * \param config      settings, or NULL for camcore_capture_config_init()'s.
+ * \param queue_depth frames kept ready, CAMCORE_PULL_DEPTH_MIN...MAX (2 is
+ *                    a good default); also the most frames the app may hold
+ *                    acquired at once.
+ * \returns as camcore_capturer_start(); CAMCORE_E_INVALID_ARG also for a
+ *          queue_depth out of range.
+ * \threadsafety As camcore_capturer_start().
+ * \since 0.1
+ */
+int camcore_capturer_start_pull(camcore_capturer *capturer, const camcore_capture_config *config,
+                                uint32_t queue_depth);
+
+/**
+ * Takes the oldest queued frame of a capturer started with
+ * camcore_capturer_start_pull() (S36), waiting up to timeout_ms for one.
+ * The frame is the app's until camcore_frame_release(); it may also be
+ * retained (camcore_frame_retain) like any frame. At most queue_depth
+ * acquired frames may be unreleased at once.
+ *
+ * \param capturer   a capturer streaming in pull mode.
+ * \param timeout_ms 0: only a frame that is ready now; < 0: wait without
+ *                   limit; > 0: at most that many milliseconds.
+ * \param frame      receives the frame (NULL on failure).
+ * \returns CAMCORE_OK, CAMCORE_E_TIMEOUT (no frame in time; with 0: none
+ *          ready), CAMCORE_E_STATE (started with callbacks, not started,
+ *          stopped, or queue_depth frames still unreleased),
+ *          CAMCORE_E_INVALID_ARG, CAMCORE_E_WOULD_DEADLOCK (from the
+ *          capturer's own callback), or what ended streaming
+ *          (CAMCORE_E_NO_DEVICE, CAMCORE_E_IO, ...).
+ * \threadsafety Safe from any thread; frames come out in capture order.
+ * \since 0.1
+ */
+int camcore_capturer_acquire_frame(camcore_capturer *capturer, int32_t timeout_ms, const camcore_frame **frame);
+
+/**
+ * An eventfd that is readable exactly while a frame is queued for
+ * camcore_capturer_acquire_frame() (and once streaming ended on its own),
+ * so an app can wait for frames in its own poll/epoll/event loop. Owned by
+ * camcore: do not read, write or close it; it stays valid until the
+ * capturer is started again or closed.
+ *
+ * \param capturer a capturer started with camcore_capturer_start_pull().
+ * \param fd       receives the fd.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (not started in
+ *          pull mode).
+ * \threadsafety Safe from any thread.
+ * \since 0.1
+ */
+int camcore_capturer_get_frame_fd(camcore_capturer *capturer, int32_t *fd);
+
 /**
  * Stops streaming. When it returns, no callback runs again and the
  * driver's queue is released. Stopping a stopped capturer is OK.

@@ -3,6 +3,7 @@
 receiving frames, one JSON line on stdout.
 
   py_capture.py camcore  --device /dev/video0 [--size 640x480] [--fps 120] [--frames 300] [--warmup 10]
+  py_capture.py camcore-iter ... the same through the pull iterator (for frame in cap.frames())
   py_capture.py cv2      ...   cv2.VideoCapture (CAP_V4L2), raw YUYV (CAP_PROP_CONVERT_RGB off)
   py_capture.py cv2-bgr  ...   cv2.VideoCapture as people use it: frames converted to BGR
 
@@ -71,6 +72,34 @@ def run_camcore(a) -> dict:
             "vm_hwm_kb": hwm, "vm_rss_kb": rss}
 
 
+def run_camcore_iter(a) -> dict:
+    """The pull API (S36): frames taken in this thread, no callback per frame."""
+    import camcore
+
+    w, h = a.size
+    sink = 0
+    cpu0 = wall0 = 0
+    with camcore.Manager() as m:
+        dev = next((d for d in m.devices() if a.device in (d.node, d.id)), None)
+        if dev is None:
+            raise SystemExit(f"py_capture: no camcore device {a.device}")
+        with m.open(dev.id) as cap:
+            n = 0
+            for frame in cap.frames(a.warmup + a.frames, fourcc="YUYV", width=w, height=h, fps=a.fps,
+                                    timeout=120):
+                arr = frame.array
+                sink += int(arr[0, 0, 0])
+                n += 1
+                if n == a.warmup:
+                    cpu0, wall0 = cpu_ns(), time.monotonic_ns()
+                    fmt = cap.format
+            cpu1, wall1 = cpu_ns(), time.monotonic_ns()
+            hwm, rss = status_kb("VmHWM"), status_kb("VmRSS")
+    return {"fps": float(fmt.fps) if fmt.fps else 0.0, "width": fmt.width, "height": fmt.height,
+            "cpu0": cpu0, "cpu1": cpu1, "wall0": wall0, "wall1": wall1,
+            "vm_hwm_kb": hwm, "vm_rss_kb": rss}
+
+
 def run_cv2(a, convert: bool) -> dict:
     import cv2
 
@@ -107,7 +136,7 @@ def run_cv2(a, convert: bool) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["camcore", "cv2", "cv2-bgr"])
+    p.add_argument("mode", choices=["camcore", "camcore-iter", "cv2", "cv2-bgr"])
     p.add_argument("--device", required=True)
     p.add_argument("--size", default="640x480")
     p.add_argument("--fps", type=int, default=120)
@@ -115,7 +144,12 @@ def main() -> None:
     p.add_argument("--warmup", type=int, default=10)
     a = p.parse_args()
     a.size = tuple(int(v) for v in a.size.split("x"))
-    r = run_camcore(a) if a.mode == "camcore" else run_cv2(a, a.mode == "cv2-bgr")
+    if a.mode == "camcore":
+        r = run_camcore(a)
+    elif a.mode == "camcore-iter":
+        r = run_camcore_iter(a)
+    else:
+        r = run_cv2(a, a.mode == "cv2-bgr")
     wall = (r.pop("wall1") - r.pop("wall0")) / 1e9
     cpu = r.pop("cpu1") - r.pop("cpu0")
     out = {"prog": "python-" + a.mode, "frames": a.frames, "cpu_ns_per_frame": cpu / a.frames,

@@ -2341,6 +2341,171 @@ _install_control_methods()
 
 
 # ==========================================================================
+# Pull (S36) — camcore_capturer_start_pull / acquire_frame / get_frame_fd
+# ==========================================================================
+# Kept apart from the rest of the module: the Capturer methods are attached
+# at the end of this section.
+#
+#     with camcore.Manager() as m, m.open(m.devices()[0].id) as cap:
+#         for frame in cap.frames(30, width=640, height=480):    # no callback per frame
+#             print(frame.sequence, frame.array.shape)            # valid until the next one
+#
+#         async for frame in cap.aframes(30):                     # the same in asyncio
+#             ...
+
+_PULL_PROTOTYPES = [
+    ("camcore_capturer_start_pull", c_int, [_capturer_p, POINTER(camcore_capture_config), c_uint32]),
+    ("camcore_capturer_acquire_frame", c_int, [_capturer_p, c_int32, POINTER(POINTER(camcore_frame))]),
+    ("camcore_capturer_get_frame_fd", c_int, [_capturer_p, POINTER(c_int32)]),
+]
+for _name, _restype, _argtypes in _PULL_PROTOTYPES:
+    getattr(_lib, _name).restype = _restype
+    getattr(_lib, _name).argtypes = _argtypes
+_PROTOTYPES.extend(_PULL_PROTOTYPES)
+
+#: Queue depths start_pull() accepts (CAMCORE_PULL_DEPTH_MIN...MAX).
+PULL_DEPTH_MIN, PULL_DEPTH_MAX = 1, 8
+
+
+def _timeout_ms(timeout: Optional[float]) -> int:
+    if timeout is None:
+        return -1
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout or timeout < 0:
+        raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, or None")
+    return min(int(timeout * 1000), _I32_MAX)
+
+
+def _capturer_start_pull(self: "Capturer", fourcc: Union[str, int] = "YUYV", width: int = 640,
+                         height: int = 480, fps: Union[int, Fraction, float, Tuple[int, int], None] = 30,
+                         buffer_count: int = 4, output: Union[str, int, None] = None,
+                         depth: int = 2) -> None:
+    """Starts streaming in pull mode (S36, camcore_capturer_start_pull): frames
+    wait in a queue of `depth` (1..8) for acquire(); a full queue gives up its
+    oldest frame (counted in .stats.frames_dropped), so a slow reader never
+    stalls the driver. Arguments as start() (no callbacks). Raises as start(),
+    and InvalidArgError for a depth out of range."""
+    h = self._h()
+    cfg = camcore_capture_config()
+    _lib.camcore_capture_config_init(byref(cfg))
+    cfg.fourcc = _fourcc(fourcc)
+    cfg.width = _u32("width", width)
+    cfg.height = _u32("height", height)
+    cfg.fps = _to_c_fraction(fps)
+    cfg.buffer_count = _u32("buffer_count", buffer_count)
+    cfg.output_fourcc = _output_fourcc(output)
+    _check(_lib.camcore_capturer_start_pull(h, byref(cfg), _int_in("depth", depth, 0, _I32_MAX)),
+           "camcore_capturer_start_pull")
+
+
+def _capturer_acquire(self: "Capturer", timeout: Optional[float] = 5.0) -> RetainedFrame:
+    """The oldest queued frame of a capturer started with start_pull()
+    (camcore_capturer_acquire_frame), waiting up to timeout seconds (0: only a
+    ready one; None: no limit). Returns a RetainedFrame: release() it (or use
+    `with`) when done; at most `depth` may be held at once. Raises
+    TimeoutError_, StateError (started with callbacks, not started, stopped,
+    or too many held), and the error that ended streaming."""
+    h = self._h()
+    out = POINTER(camcore_frame)()
+    _check(_lib.camcore_capturer_acquire_frame(h, _timeout_ms(timeout), byref(out)),
+           "camcore_capturer_acquire_frame")
+    return RetainedFrame(out)
+
+
+def _capturer_frame_fd(self: "Capturer") -> int:
+    """An fd that is readable while a frame is ready (camcore_capturer_get_frame_fd),
+    for select/poll/asyncio. camcore's: never read or close it."""
+    fd = c_int32()
+    _check(_lib.camcore_capturer_get_frame_fd(self._h(), byref(fd)), "camcore_capturer_get_frame_fd")
+    return fd.value
+
+
+def _capturer_frames(self: "Capturer", count: Optional[int] = None, fourcc: Union[str, int] = "YUYV",
+                     width: int = 640, height: int = 480, fps=30, buffer_count: int = 4,
+                     output: Union[str, int, None] = None, depth: int = 2,
+                     timeout: Optional[float] = 5.0):
+    """Starts pull mode and yields `count` frames (None: until the loop ends),
+    then stops. Each frame is valid until the next iteration (its buffer goes
+    back then); frame.retain() keeps one longer, frame.copy() copies it.
+    Numpy views keep their frame's buffer while they exist (counted among the
+    `depth` frames held). Raises as start_pull() and acquire()."""
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
+    ms = _timeout_ms(timeout)
+    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth)
+    h = self._h()
+    acquire = _lib.camcore_capturer_acquire_frame
+    out = POINTER(camcore_frame)()
+    prev = None
+    n = 0
+    try:
+        while count is None or n < count:
+            if prev is not None:
+                prev.release()
+                prev = None
+            _check(acquire(h, ms, byref(out)), "camcore_capturer_acquire_frame")
+            prev = RetainedFrame(POINTER(camcore_frame)(out.contents))
+            n += 1
+            yield prev
+    finally:
+        if prev is not None:
+            prev.release()
+        if not self.closed:
+            self.stop()
+
+
+async def _capturer_aframes(self: "Capturer", count: Optional[int] = None, fourcc: Union[str, int] = "YUYV",
+                            width: int = 640, height: int = 480, fps=30, buffer_count: int = 4,
+                            output: Union[str, int, None] = None, depth: int = 2,
+                            timeout: Optional[float] = 5.0):
+    """frames() for asyncio: waits on frame_fd() with the running loop's
+    add_reader, so the loop runs other tasks between frames."""
+    import asyncio
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
+    _timeout_ms(timeout)
+    loop = asyncio.get_running_loop()
+    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth)
+    h = self._h()
+    fd = self.frame_fd()
+    acquire = _lib.camcore_capturer_acquire_frame
+    out = POINTER(camcore_frame)()
+    prev = None
+    n = 0
+    try:
+        while count is None or n < count:
+            if prev is not None:
+                prev.release()
+                prev = None
+            status = acquire(h, 0, byref(out))
+            if status == E_TIMEOUT:
+                ready = loop.create_future()
+                loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+                try:
+                    await asyncio.wait_for(ready, timeout)
+                except asyncio.TimeoutError:
+                    raise TimeoutError_(f"no frame within {timeout} s") from None
+                finally:
+                    loop.remove_reader(fd)
+                continue
+            _check(status, "camcore_capturer_acquire_frame")
+            prev = RetainedFrame(POINTER(camcore_frame)(out.contents))
+            n += 1
+            yield prev
+    finally:
+        if prev is not None:
+            prev.release()
+        if not self.closed:
+            self.stop()
+
+
+Capturer.start_pull = _capturer_start_pull
+Capturer.acquire = _capturer_acquire
+Capturer.frame_fd = _capturer_frame_fd
+Capturer.frames = _capturer_frames
+Capturer.aframes = _capturer_aframes
+
+
+# ==========================================================================
 # Hot-plug (S24) — camcore_manager_set_hotplug_callbacks of camcore.h
 # ==========================================================================
 # Kept apart from the rest of the module: Manager.set_hotplug_callbacks is

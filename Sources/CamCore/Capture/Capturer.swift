@@ -47,6 +47,8 @@ public final class Capturer: @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     /// The device's controls (S27), on its fd; see CameraControls.swift.
     public let controls: CameraControls
+    /// The pull queue of the last `startPull` (S36); nil when started with callbacks.
+    private let puller = Mutex<FramePuller?>(nil)
 
     init(device: DeviceInfo, backend: CaptureBackend) {
         self.device = device
@@ -106,6 +108,7 @@ public final class Capturer: @unchecked Sendable {
             let s = session.withLock { $0 }
             if s.closed { throw CamError.state("the capturer is closed") }
             if s.thread != nil { throw CamError.state("the capturer is already started; stop it first") }
+            puller.withLock { $0 = nil }
             let waker = try Waker()
             var fmt = try backend.start(request, waker: waker)
             fmt.sourceFourCC = fmt.fourcc
@@ -149,6 +152,43 @@ public final class Capturer: @unchecked Sendable {
                 throw error
             }
         }
+    }
+
+    /// Starts streaming in pull mode (S36): frames wait in a queue of
+    /// `depth` (1...8) for `acquire`; a full queue gives up its oldest
+    /// frame, counted as dropped (and not as delivered). The driver gets
+    /// at least 2 × depth + 2 buffers, so queued and held frames never
+    /// starve it. Errors: as `start`, and invalidArgument (depth).
+    @discardableResult
+    public func startPull(_ request: CaptureRequest, depth: Int = 2) throws(CamError) -> FramePuller {
+        let p = try FramePuller(depth: depth) { [weak self] in
+            self?.counters.withLock { c in
+                c.stats.delivered &-= 1
+                c.stats.dropped += 1
+            }
+        }
+        var r = request
+        r.bufferCount = p.buffersNeeded(r.bufferCount)
+        try start(r, onFrame: { p.deliver($0) }, onError: { p.fail($0) })
+        puller.withLock { $0 = p }
+        return p
+    }
+
+    /// The pull queue when started with `startPull` (also after it stopped).
+    public var pullQueue: FramePuller? { puller.withLock { $0 } }
+
+    /// The next frame of a capturer started with `startPull`, waiting up to
+    /// `timeoutMs` (0: poll; < 0: no limit); release the returned object
+    /// when done. Errors: state (started with callbacks, not started,
+    /// stopped, or `depth` frames not released), timeout, wouldDeadlock
+    /// (from this capturer's own callback), and what ended streaming.
+    public func acquire(timeoutMs: Int32) throws(CamError) -> RetainedFrame {
+        if onCaptureThread() { throw .wouldDeadlock("acquire() called from this capturer's own callback") }
+        guard let p = puller.withLock({ $0 }) else {
+            throw .state(isStreaming ? "the capturer was started with callbacks; frames come to them, not to acquire"
+                                     : "the capturer is not started; start it in pull mode first")
+        }
+        return try p.acquire(timeoutMs: timeoutMs)
     }
 
     /// A converter and the buffers it writes into (S8).
@@ -309,6 +349,7 @@ public final class Capturer: @unchecked Sendable {
         waker?.wake()
         thread.join()
         running.store(false, ordering: .releasing)
+        puller.withLock { $0 }?.stop()
         backend.stop()
     }
 

@@ -106,6 +106,18 @@ public final class RetainedFrame: @unchecked Sendable {
     public let frame: Frame
     /// Keeps the buffers (mapped memory) alive as long as the frame is kept.
     private let owner: BufferPool?
-    init(frame: Frame, owner: BufferPool?) { self.frame = frame; self.owner = owner }
-    deinit { owner?.release(frame.slot) }
+    /// A pulled frame (S36): the queue's retain, and what to tell the puller.
+    private let inner: RetainedFrame?
+    private let onRelease: (() -> Void)?
+    init(frame: Frame, owner: BufferPool?) {
+        self.frame = frame; self.owner = owner; inner = nil; onRelease = nil
+    }
+    /// The app's hold on a frame taken from a FramePuller's queue.
+    init(pulled: RetainedFrame, onRelease: @escaping () -> Void) {
+        frame = pulled.frame; owner = nil; inner = pulled; self.onRelease = onRelease
+    }
+    deinit {
+        owner?.release(frame.slot)
+        onRelease?()
+    }
 }

@@ -146,3 +146,54 @@ public func cabi_capturer_device_id(_ capturer: OpaquePointer?) -> UnsafePointer
     guard let box = capturerBox(capturer, "camcore_capturer_device_id") else { return nil }
     return UnsafePointer(box.deviceID)
 }
+
+@_cdecl("camcore_capturer_start_pull")
+public func cabi_capturer_start_pull(_ capturer: OpaquePointer?, _ config: UnsafePointer<camcore_capture_config>?,
+                                     _ depth: UInt32) -> Int32 {
+    let fn = "camcore_capturer_start_pull"
+    guard let box = capturerBox(capturer, fn) else { return LastError.status }
+    var c = camcore_capture_config()
+    cabi_capture_config_init(&c)
+    do throws(CamError) {
+        if let config { c = try Versioned.captureConfig.read(config, over: c, fn, "config") }
+        let request = try captureRequest(c, fn)
+        guard FramePuller.depths.contains(Int(depth)) else {
+            throw .invalidArgument("\(fn): queue_depth \(depth) is out of range (\(FramePuller.depths.lowerBound)...\(FramePuller.depths.upperBound))")
+        }
+        try box.capturer.startPull(request, depth: Int(depth))
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_capturer_acquire_frame")
+public func cabi_capturer_acquire_frame(_ capturer: OpaquePointer?, _ timeoutMs: Int32,
+                                        _ frame: UnsafeMutablePointer<UnsafePointer<camcore_frame>?>?) -> Int32 {
+    let fn = "camcore_capturer_acquire_frame"
+    guard let frame else { return invalid("\(fn): frame is NULL") }
+    frame.pointee = nil
+    guard let box = capturerBox(capturer, fn) else { return LastError.status }
+    do {
+        let got = try box.capturer.acquire(timeoutMs: timeoutMs)
+        guard let out = FrameBox.retainedBox(for: got) else {
+            return fail(.noMemory("\(fn): too many retained frames; release some"))
+        }
+        frame.pointee = out
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("camcore_capturer_get_frame_fd")
+public func cabi_capturer_get_frame_fd(_ capturer: OpaquePointer?, _ fd: UnsafeMutablePointer<Int32>?) -> Int32 {
+    let fn = "camcore_capturer_get_frame_fd"
+    guard let fd else { return invalid("\(fn): fd is NULL") }
+    guard let box = capturerBox(capturer, fn) else { return LastError.status }
+    guard let p = box.capturer.pullQueue else {
+        return fail(.state("\(fn): the capturer is not started in pull mode (camcore_capturer_start_pull)"))
+    }
+    fd.pointee = p.readyFD
+    return 0
+}

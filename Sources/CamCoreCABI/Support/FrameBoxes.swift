@@ -29,6 +29,17 @@ enum FrameBox {
         return body(UnsafePointer(box.frame))
     }
 
+    /// A retained C frame holding `retained` (a pulled frame, S36): the
+    /// app releases it with camcore_frame_release. nil when every retained
+    /// box is in use.
+    static func retainedBox(for retained: RetainedFrame) -> UnsafePointer<camcore_frame>? {
+        guard let copy = FrameBoxes.retained.tryClaim() else { return nil }
+        FrameBoxes.fill(copy.frame, retained.frame)
+        copy.side.storeBytes(of: Unmanaged.passRetained(retained).toOpaque(), as: UnsafeMutableRawPointer.self)
+        FrameBoxes.retained.publish(copy, as: .retained)
+        return UnsafePointer(copy.frame)
+    }
+
     /// A Swift frame describing an app's C frame (custom source, hook
     /// replacement), checked against its FourCC and size (S22, S31).
     /// Not retainable. Errors: invalidArgument naming what is wrong.

@@ -1,0 +1,123 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The pull side of a capturer or a session preview (SPEC S36): the
+/// capture thread hands every frame in (`deliver`), retained, to a queue
+/// of at most `depth` frames; a full queue gives up its oldest frame
+/// (counted as a drop), so a slow reader never stalls the driver. The app
+/// takes frames with `acquire` and gives each back by releasing the
+/// returned object; at most `depth` frames may be out with it at once.
+///
+/// `readyFD` (an eventfd) is readable exactly while a frame is queued, for
+/// an app's own poll/epoll/asyncio loop; it is only read by camcore.
+/// Safe from any thread.
+public final class FramePuller: @unchecked Sendable {
+    /// Queue depths accepted (frames kept ready).
+    public static let depths = 1...8
+    public let depth: Int
+    private struct State {
+        var queue: [RetainedFrame] = []
+        var held = 0
+        var ended: CamError?
+        var stopped = false
+    }
+    private let state = Mutex(State())
+    private let ready: Waker
+    /// Counts a frame given up by the queue (the capturer's stats).
+    private let onDrop: @Sendable () -> Void
+
+    init(depth: Int, onDrop: @escaping @Sendable () -> Void) throws(CamError) {
+        guard FramePuller.depths.contains(depth) else {
+            throw .invalidArgument("queue depth \(depth) is out of range (\(FramePuller.depths.lowerBound)...\(FramePuller.depths.upperBound))")
+        }
+        self.depth = depth
+        self.onDrop = onDrop
+        ready = try Waker()
+    }
+
+    /// The eventfd that is readable while a frame is ready.
+    public var readyFD: Int32 { ready.fd }
+
+    /// Buffers the driver needs so that `depth` queued plus `depth` held
+    /// frames still leave it two to fill.
+    func buffersNeeded(_ asked: Int) -> Int { min(32, max(asked, 2 * depth + 2)) }
+
+    /// A frame from the capture thread (its callback).
+    func deliver(_ frame: Frame) {
+        let kept = frame.retain()
+        var dropped: RetainedFrame?
+        state.withLock { s in
+            guard !s.stopped else { dropped = kept; return }
+            if s.queue.count >= depth { dropped = s.queue.removeFirst() }
+            if s.queue.isEmpty { ready.wake() }
+            s.queue.append(kept)
+        }
+        if dropped != nil { onDrop() }
+        dropped = nil  // released outside the lock
+    }
+
+    /// Streaming ended on its own (the capturer's onError): acquire reports it.
+    func fail(_ error: CamError) {
+        state.withLock { s in
+            s.ended = error
+            ready.wake()
+        }
+    }
+
+    /// The capture stopped: queued frames are released, acquire refuses.
+    func stop() {
+        let gone = state.withLock { s -> [RetainedFrame] in
+            s.stopped = true
+            let q = s.queue
+            s.queue.removeAll()
+            ready.wake()
+            return q
+        }
+        _ = gone
+    }
+
+    /// The oldest queued frame, waiting up to `timeoutMs` (0: no wait;
+    /// < 0: until one comes). The frame is the app's until the returned
+    /// object is released. Errors: timeout (none came), state (stopped, or
+    /// `depth` frames are out already), and the error that ended streaming
+    /// (noDevice, io, ...).
+    public func acquire(timeoutMs: Int32) throws(CamError) -> RetainedFrame {
+        let end = timeoutMs > 0 ? monotonicNs() &+ UInt64(timeoutMs) &* 1_000_000 : 0
+        var p = pollfd(fd: ready.fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let got = try state.withLock { s throws(CamError) -> RetainedFrame? in
+                if s.held >= depth {
+                    throw .state("\(s.held) pulled frames are not released yet (the queue depth is \(depth)); release one first")
+                }
+                if !s.queue.isEmpty {
+                    let f = s.queue.removeFirst()
+                    if s.queue.isEmpty && s.ended == nil && !s.stopped { ready.drain() }
+                    s.held += 1
+                    return f
+                }
+                if let e = s.ended { throw e }
+                if s.stopped { throw .state("the capture is stopped; start it again to pull frames") }
+                return nil
+            }
+            if let got {
+                return RetainedFrame(pulled: got) { [weak self] in self?.released() }
+            }
+            var wait: Int32 = -1
+            if timeoutMs == 0 {
+                throw .timeout("no frame is ready")
+            } else if timeoutMs > 0 {
+                let now = monotonicNs()
+                if now >= end { throw .timeout("no frame within \(timeoutMs) ms") }
+                wait = Int32(clamping: (end - now + 999_999) / 1_000_000)
+            }
+            _ = poll(&p, 1, wait)
+        }
+    }
+
+    private func released() { state.withLock { $0.held = max(0, $0.held - 1) } }
+
+    /// Frames out with the app now.
+    public var heldCount: Int { state.withLock { $0.held } }
+}

@@ -1,0 +1,231 @@
+/*
+ * test_pull.c — pull mode (SPEC S36) through camcore.h only, on the
+ * synthetic camera.
+ *
+ * What it asserts:
+ *   S36  camcore_capturer_start_pull + camcore_capturer_acquire_frame give
+ *        YUYV 160x120 frames with rising sequence numbers and timestamps;
+ *        each is released with camcore_frame_release
+ *   S36  the frame fd polls readable while a frame waits and not once the
+ *        queue is empty
+ *   S36  a reader that sleeps loses the oldest frames: the two it gets
+ *        then are consecutive and recent, and frames_dropped counts the rest
+ *   S36  more acquired frames than queue_depth: CAMCORE_E_STATE, one
+ *        release lets the next through; a pulled frame can be retained
+ *   S36  refusals: acquire on a callback capturer, before start and after
+ *        stop (CAMCORE_E_STATE), depth 0 and 9, NULL out (INVALID_ARG),
+ *        acquire with 0 timeout and nothing ready (CAMCORE_E_TIMEOUT)
+ *
+ * The last line is "N passed, M failed"; exit 0 only if M is 0.
+ *
+ * Build:  cc -std=c99 test_pull.c testlib.c $(pkg-config --cflags --libs camcore) -pthread
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "testlib.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static camcore_manager *g_manager;
+static char g_id[64];
+
+static camcore_capturer *open_synthetic(void)
+{
+    camcore_capturer *c = NULL;
+
+    CHECK_STATUS(camcore_capturer_open(g_manager, g_id, &c), CAMCORE_OK, "camcore_capturer_open");
+    return c;
+}
+
+static int readable(int fd, int timeout_ms)
+{
+    struct pollfd p = { fd, POLLIN, 0 };
+    return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+static void test_S36_acquire_gives_rising_frames(void)
+{
+    camcore_capturer *c = open_synthetic();
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC('Y', 'U', 'Y', 'V'), 160, 120, 60);
+    uint32_t last_seq = 0;
+    uint64_t last_ts = 0;
+    int i;
+
+    if (!c)
+        return;
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 2), CAMCORE_OK, "start_pull depth 2");
+    for (i = 0; i < 10; i++) {
+        const camcore_frame *f = NULL;
+        CHECK_STATUS(camcore_capturer_acquire_frame(c, 2000, &f), CAMCORE_OK, "acquire");
+        if (!f)
+            break;
+        CHECK(f->fourcc == CAMCORE_FOURCC('Y', 'U', 'Y', 'V') && f->width == 160 && f->height == 120,
+              "frame %d: fourcc 0x%08x %ux%u", i, f->fourcc, f->width, f->height);
+        CHECK(f->planes[0].data != NULL && f->planes[0].length >= 160 * 2 * 120, "frame %d: plane 0", i);
+        if (i > 0)
+            CHECK(f->sequence > last_seq && f->timestamp_ns > last_ts, "frame %d: sequence %u after %u", i,
+                  f->sequence, last_seq);
+        last_seq = f->sequence;
+        last_ts = f->timestamp_ns;
+        camcore_frame_release(f);
+    }
+    CHECK_STATUS(camcore_capturer_stop(c), CAMCORE_OK, "stop");
+    camcore_capturer_close(c);
+}
+
+static void test_S36_frame_fd_follows_the_queue(void)
+{
+    camcore_capturer *c = open_synthetic();
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC('Y', 'U', 'Y', 'V'), 160, 120, 5);
+    const camcore_frame *f = NULL, *held[2] = { NULL, NULL };
+    int32_t fd = -1;
+    int n = 0;
+
+    if (!c)
+        return;
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 2), CAMCORE_OK, "start_pull at 5 fps");
+    CHECK_STATUS(camcore_capturer_get_frame_fd(c, &fd), CAMCORE_OK, "get_frame_fd");
+    CHECK(fd >= 0 && readable(fd, 3000), "fd %d readable within 3 s", fd);
+    while (n < 2 && camcore_capturer_acquire_frame(c, 0, &f) == CAMCORE_OK)
+        held[n++] = f;
+    CHECK(n >= 1, "a frame was ready when the fd said so");
+    if (n < 2) {
+        CHECK(!readable(fd, 0), "not readable once the queue is empty");
+    }
+    while (n > 0)
+        camcore_frame_release(held[--n]);
+    CHECK(readable(fd, 3000), "readable again with the next frame");
+    camcore_capturer_close(c);
+}
+
+static void test_S36_a_slow_reader_loses_the_oldest(void)
+{
+    camcore_capturer *c = open_synthetic();
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC('Y', 'U', 'Y', 'V'), 160, 120, 60);
+    const camcore_frame *a = NULL, *b = NULL;
+    camcore_capture_stats st;
+
+    if (!c)
+        return;
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 2), CAMCORE_OK, "start_pull");
+    sleep_ms(600);
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 1000, &a), CAMCORE_OK, "acquire a");
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 1000, &b), CAMCORE_OK, "acquire b");
+    if (a && b) {
+        CHECK(b->sequence == a->sequence + 1, "the newest two in order: %u then %u", a->sequence, b->sequence);
+        CHECK(a->sequence >= 20, "old frames given up (first kept: %u)", a->sequence);
+        memset(&st, 0, sizeof st);
+        st.struct_size = sizeof st;
+        CHECK_STATUS(camcore_capturer_get_stats(c, &st), CAMCORE_OK, "get_stats");
+        CHECK(st.frames_dropped + 2 >= a->sequence, "frames_dropped %llu for first kept %u",
+              (unsigned long long)st.frames_dropped, a->sequence);
+    }
+    camcore_frame_release(a);
+    camcore_frame_release(b);
+    camcore_capturer_close(c);
+}
+
+static void test_S36_held_limit_and_retain(void)
+{
+    camcore_capturer *c = open_synthetic();
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC('Y', 'U', 'Y', 'V'), 160, 120, 60);
+    const camcore_frame *a = NULL, *b = NULL, *extra = NULL, *kept = NULL;
+
+    if (!c)
+        return;
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 1), CAMCORE_OK, "start_pull depth 1");
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 2000, &a), CAMCORE_OK, "acquire a");
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 200, &extra), CAMCORE_E_STATE, "a second held frame, depth 1");
+    CHECK(extra == NULL, "no frame on failure");
+    kept = a ? camcore_frame_retain(a) : NULL;
+    CHECK(kept != NULL, "a pulled frame can be retained: %s", camcore_last_error_message());
+    camcore_frame_release(a);
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 200, &b), CAMCORE_E_STATE, "still held through the retain");
+    camcore_frame_release(kept);
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 2000, &b), CAMCORE_OK, "released: the next comes");
+    camcore_frame_release(b);
+    camcore_capturer_close(c);
+}
+
+static void on_frame(void *user, const camcore_frame *f)
+{
+    (void)user;
+    (void)f;
+}
+
+static void test_S36_refusals(void)
+{
+    camcore_capturer *c = open_synthetic();
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC('Y', 'U', 'Y', 'V'), 160, 120, 60);
+    camcore_frame_callbacks cb;
+    const camcore_frame *f = NULL;
+    int32_t fd;
+
+    if (!c)
+        return;
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 0, &f), CAMCORE_E_STATE, "acquire before start");
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 0), CAMCORE_E_INVALID_ARG, "depth 0");
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 9), CAMCORE_E_INVALID_ARG, "depth 9");
+    camcore_frame_callbacks_init(&cb);
+    cb.on_frame = on_frame;
+    CHECK_STATUS(camcore_capturer_start(c, &cfg, &cb), CAMCORE_OK, "start with callbacks");
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 0, &f), CAMCORE_E_STATE, "acquire with callbacks");
+    CHECK_STATUS(camcore_capturer_get_frame_fd(c, &fd), CAMCORE_E_STATE, "frame fd with callbacks");
+    CHECK_STATUS(camcore_capturer_stop(c), CAMCORE_OK, "stop");
+    cfg.fps.numerator = 1; /* one frame a second: nothing ready at once */
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 2), CAMCORE_OK, "start_pull at 1 fps");
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 0, NULL), CAMCORE_E_INVALID_ARG, "NULL out");
+    CHECK_STATUS(camcore_capturer_stop(c), CAMCORE_OK, "stop pull");
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 0, &f), CAMCORE_E_STATE, "acquire after stop");
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 2), CAMCORE_OK, "start_pull again");
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 2000, &f), CAMCORE_OK, "usable after the refusals");
+    camcore_frame_release(f);
+    camcore_capturer_close(c);
+}
+
+static const char *setup(void)
+{
+    static char why[256];
+    camcore_manager_config cfg;
+    camcore_device_list *list = NULL;
+    size_t i;
+
+    unsetenv("CAMCORE_SYNTHETIC_CAMERA");
+    camcore_manager_config_init(&cfg);
+    cfg.include_synthetic = 1;
+    if (camcore_manager_new(&cfg, &g_manager) != CAMCORE_OK ||
+        camcore_manager_list_devices(g_manager, &list) != CAMCORE_OK) {
+        snprintf(why, sizeof why, "no manager or list: %s", camcore_last_error_message());
+        return why;
+    }
+    for (i = 0; i < list->count; i++)
+        if (list->devices[i].flags & CAMCORE_DEVICE_SYNTHETIC)
+            snprintf(g_id, sizeof g_id, "%s", list->devices[i].id);
+    camcore_device_list_free(list);
+    return g_id[0] ? NULL : "no synthetic camera listed";
+}
+
+static void teardown(void)
+{
+    camcore_manager_free(g_manager);
+}
+
+static const struct testlib_test tests[] = {
+    TESTLIB_TEST(test_S36_acquire_gives_rising_frames),
+    TESTLIB_TEST(test_S36_frame_fd_follows_the_queue),
+    TESTLIB_TEST(test_S36_a_slow_reader_loses_the_oldest),
+    TESTLIB_TEST(test_S36_held_limit_and_retain),
+    TESTLIB_TEST(test_S36_refusals),
+};
+
+static const struct testlib_suite suite = {
+    tests, TESTLIB_COUNT(tests), 120, setup, teardown, 20, 30,
+};
+
+int main(int argc, char **argv)
+{
+    return testlib_main(argc, argv, &suite);
+}

@@ -1,0 +1,173 @@
+"""S36 pull on the synthetic camera, through the C ABI (ctypes): the frame
+iterator, the bounded queue that gives up its oldest frames, the held-frame
+limit, the ready fd, asyncio, output conversion, and the refusals."""
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import select
+import time
+
+import pytest
+
+import camcore
+from conftest import wait_until
+
+SMALL = dict(width=160, height=120)
+
+
+def test_S36_frames_iterator_yields_rising_sequences(cap):
+    seen = []
+    for f in cap.frames(12, fps=60, **SMALL):
+        assert (f.fourcc, f.width, f.height) == ("YUYV", 160, 120)
+        assert f.array.shape == (120, 160, 2)
+        seen.append((f.sequence, f.timestamp_ns))
+        assert cap.streaming
+    assert len(seen) == 12
+    assert all(b[0] > a[0] and b[1] > a[1] for a, b in zip(seen, seen[1:])), seen
+    assert not cap.streaming                       # the loop's end stopped it
+    st = cap.stats
+    assert st.frames_delivered >= 12, st
+
+
+def test_S36_a_frame_is_valid_until_the_next_iteration_unless_retained(cap):
+    it = cap.frames(3, fps=60, **SMALL)
+    first = next(it)
+    kept = first.retain()
+    view = first.plane(0)
+    seq = first.sequence
+    second = next(it)
+    with pytest.raises(camcore.StateError):
+        first.width                                # given back at the next iteration
+    assert kept.sequence == seq and kept.width == 160
+    assert view.shape == (160 * 2 * 120,)          # the view still reads its own buffer
+    assert second.sequence > seq
+    kept.release()
+    del view
+    it.close()
+    assert not cap.streaming
+
+
+def test_S36_a_slow_reader_loses_the_oldest_frames_never_the_driver(cap):
+    cap.start_pull(fps=60, depth=2, **SMALL)
+    try:
+        time.sleep(0.6)                             # ~36 frames arrive, nobody reads
+        a = cap.acquire(timeout=1)
+        b = cap.acquire(timeout=1)
+        assert b.sequence == a.sequence + 1, (a.sequence, b.sequence)   # the newest two, in order
+        assert a.sequence >= 20, a.sequence         # the old ones were given up
+        dropped = cap.stats.frames_dropped
+        assert dropped >= a.sequence - 2, (dropped, a.sequence)
+        last = b.sequence
+        a.release()
+        b.release()
+        # The driver never starved: new frames keep coming at once.
+        c = cap.acquire(timeout=1)
+        assert c.sequence > last
+        c.release()
+    finally:
+        cap.stop()
+
+
+def test_S36_more_frames_held_than_the_queue_allows_is_refused(cap):
+    cap.start_pull(fps=60, depth=2, **SMALL)
+    try:
+        a, b = cap.acquire(timeout=2), cap.acquire(timeout=2)
+        with pytest.raises(camcore.StateError) as e:
+            cap.acquire(timeout=2)
+        assert "not released" in e.value.detail, e.value.detail
+        a.release()
+        c = cap.acquire(timeout=2)                  # one released: one more may come
+        assert c.sequence > b.sequence
+        b.release()
+        c.release()
+    finally:
+        cap.stop()
+
+
+def test_S36_pull_and_callbacks_are_not_mixed_and_stop_ends_acquire(cap):
+    with pytest.raises(camcore.StateError) as e:
+        cap.acquire(timeout=0)
+    assert "not started" in e.value.detail
+    cap.start(fps=60, on_frame=lambda f: None, **SMALL)
+    with pytest.raises(camcore.StateError) as e:
+        cap.acquire(timeout=0)
+    assert "started with callbacks" in e.value.detail
+    with pytest.raises(camcore.StateError):
+        cap.frame_fd()
+    cap.stop()
+    cap.start_pull(fps=60, **SMALL)
+    f = cap.acquire(timeout=2)
+    cap.stop()
+    with pytest.raises(camcore.StateError) as e:
+        cap.acquire(timeout=0)
+    assert "stopped" in e.value.detail
+    assert f.width == 160                           # a frame taken before stop stays valid
+    f.release()
+    # And the capturer is still usable.
+    assert [x.width for x in cap.frames(2, fps=60, **SMALL)] == [160, 160]
+
+
+def test_S36_the_ready_fd_is_readable_exactly_while_a_frame_waits(cap):
+    cap.start_pull(fps=5, depth=2, **SMALL)          # a frame every 200 ms
+    try:
+        fd = cap.frame_fd()
+        r, _, _ = select.select([fd], [], [], 3)
+        assert r == [fd]
+        frames = []
+        while True:
+            try:
+                frames.append(cap.acquire(timeout=0))
+            except camcore.TimeoutError_:
+                break
+        assert frames
+        r, _, _ = select.select([fd], [], [], 0)
+        assert r == [], "readable with no frame queued"
+        for f in frames:
+            f.release()
+        r, _, _ = select.select([fd], [], [], 3)    # the next frame makes it readable again
+        assert r == [fd]
+    finally:
+        cap.stop()
+
+
+def test_S36_aframes_lets_the_event_loop_run_between_frames(cap):
+    async def main():
+        ticks = 0
+        stop = False
+
+        async def ticker():
+            nonlocal ticks
+            while not stop:
+                ticks += 1
+                await asyncio.sleep(0.005)
+
+        t = asyncio.get_running_loop().create_task(ticker())
+        seqs = [f.sequence async for f in cap.aframes(6, fps=30, **SMALL)]
+        stop = True
+        await t
+        return seqs, ticks
+
+    seqs, ticks = asyncio.run(main())
+    assert len(seqs) == 6 and all(b > a for a, b in zip(seqs, seqs[1:])), seqs
+    assert ticks >= 10, f"the loop ran only {ticks} times while waiting for frames"
+    assert not cap.streaming
+
+
+def test_S36_output_conversion_in_pull_mode(cap):
+    got = [(f.fourcc, f.width, f.height, f.plane_count) for f in cap.frames(3, fps=60, output="I420", **SMALL)]
+    assert got == [("YU12", 160, 120, 3)] * 3
+
+
+def test_S36_bad_arguments_are_refused_and_leave_it_usable(cap):
+    for depth in (0, 9):
+        with pytest.raises(camcore.InvalidArgError):
+            cap.start_pull(depth=depth, **SMALL)
+    for bad in (-1, float("nan"), "2"):
+        with pytest.raises(camcore.InvalidArgError):
+            cap.acquire(timeout=bad)
+    h = cap._h()
+    assert camcore._lib.camcore_capturer_acquire_frame(h, 0, None) == camcore.E_INVALID_ARG
+    assert camcore._lib.camcore_capturer_get_frame_fd(h, None) == camcore.E_INVALID_ARG
+    assert camcore._lib.camcore_capturer_start_pull(None, None, 2) == camcore.E_INVALID_ARG
+    assert [f.sequence >= 0 for f in cap.frames(2, fps=60, **SMALL)] == [True, True]
