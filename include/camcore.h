@@ -876,6 +876,18 @@ typedef struct camcore_frame {
     uint32_t sequence;
     /** Frames the driver dropped just before this one (sequence gap). */
     uint32_t dropped_before;
+    /**
+     * Per plane (S37): a DMA-BUF fd of the buffer holding it, and the
+     * plane's byte offset in that buffer; -1 and 0 unless the capture was
+     * started with camcore_capture_config.dmabuf (entries past plane_count
+     * are -1). The fd is camcore's: valid as long as the frame (retain it
+     * to keep it), never to be closed by the app; dup() it to keep it
+     * longer. Planes of a one-buffer format (NV12, I420 on single-planar
+     * V4L2) share one fd at different offsets. Added in 0.1 after
+     * dropped_before.
+     */
+    int32_t dmabuf_fd[3];
+    uint32_t dmabuf_offset[3];
 } camcore_frame;
 
 /**
@@ -1011,6 +1023,18 @@ typedef struct camcore_capture_config {
      * Added in 0.1: a struct_size that ends before it means native.
      */
     uint32_t output_fourcc;
+    /**
+     * 1: export every capture buffer as DMA-BUF (S37, VIDIOC_EXPBUF) so each
+     * plane of a frame carries a dmabuf fd and offset (camcore_frame
+     * dmabuf_fd, dmabuf_offset) for zero-copy import by a GPU or encoder.
+     * V4L2 devices and native output only: with a converting output_fourcc,
+     * or on the synthetic or a PipeWire camera, starting fails with
+     * CAMCORE_E_NOT_SUPPORTED; so does a driver without VIDIOC_EXPBUF. The
+     * environment variable CAMCORE_CAPTURE_DMABUF=1 turns it on too.
+     * Default 0. Added in 0.1 after output_fourcc: a struct_size that ends
+     * before it means 0.
+     */
+    int32_t dmabuf;
 } camcore_capture_config;
 
 /**

@@ -77,6 +77,7 @@ static const unsigned long CC_VIDIOC_S_PARM = VIDIOC_S_PARM;
 static const unsigned long CC_VIDIOC_REQBUFS = VIDIOC_REQBUFS;
 static const unsigned long CC_VIDIOC_QUERYBUF = VIDIOC_QUERYBUF;
 static const unsigned long CC_VIDIOC_QBUF = VIDIOC_QBUF;
+static const unsigned long CC_VIDIOC_EXPBUF = VIDIOC_EXPBUF;
 static const unsigned long CC_VIDIOC_DQBUF = VIDIOC_DQBUF;
 static const unsigned long CC_VIDIOC_STREAMON = VIDIOC_STREAMON;
 static const unsigned long CC_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;

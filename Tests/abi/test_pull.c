@@ -12,6 +12,8 @@
  *        then are consecutive and recent, and frames_dropped counts the rest
  *   S36  more acquired frames than queue_depth: CAMCORE_E_STATE, one
  *        release lets the next through; a pulled frame can be retained
+ *   S37  frames carry no DMA-BUF fd (-1) unless asked; asking on the
+ *        synthetic camera is CAMCORE_E_NOT_SUPPORTED
  *   S36  refusals: acquire on a callback capturer, before start and after
  *        stop (CAMCORE_E_STATE), depth 0 and 9, NULL out (INVALID_ARG),
  *        acquire with 0 timeout and nothing ready (CAMCORE_E_TIMEOUT)
@@ -65,6 +67,8 @@ static void test_S36_acquire_gives_rising_frames(void)
         CHECK(f->fourcc == CAMCORE_FOURCC('Y', 'U', 'Y', 'V') && f->width == 160 && f->height == 120,
               "frame %d: fourcc 0x%08x %ux%u", i, f->fourcc, f->width, f->height);
         CHECK(f->planes[0].data != NULL && f->planes[0].length >= 160 * 2 * 120, "frame %d: plane 0", i);
+        CHECK(f->dmabuf_fd[0] == -1 && f->dmabuf_fd[1] == -1 && f->dmabuf_fd[2] == -1,
+              "frame %d: no DMA-BUF unless asked (S37): %d", i, f->dmabuf_fd[0]);
         if (i > 0)
             CHECK(f->sequence > last_seq && f->timestamp_ns > last_ts, "frame %d: sequence %u after %u", i,
                   f->sequence, last_seq);
@@ -169,6 +173,10 @@ static void test_S36_refusals(void)
     CHECK_STATUS(camcore_capturer_acquire_frame(c, 0, &f), CAMCORE_E_STATE, "acquire before start");
     CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 0), CAMCORE_E_INVALID_ARG, "depth 0");
     CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 9), CAMCORE_E_INVALID_ARG, "depth 9");
+    cfg.dmabuf = 1;
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 2), CAMCORE_E_NOT_SUPPORTED,
+                 "S37 DMA-BUF on the synthetic camera");
+    cfg.dmabuf = 0;
     camcore_frame_callbacks_init(&cb);
     cb.on_frame = on_frame;
     CHECK_STATUS(camcore_capturer_start(c, &cfg, &cb), CAMCORE_OK, "start with callbacks");

@@ -171,3 +171,12 @@ def test_S36_bad_arguments_are_refused_and_leave_it_usable(cap):
     assert camcore._lib.camcore_capturer_get_frame_fd(h, None) == camcore.E_INVALID_ARG
     assert camcore._lib.camcore_capturer_start_pull(None, None, 2) == camcore.E_INVALID_ARG
     assert [f.sequence >= 0 for f in cap.frames(2, fps=60, **SMALL)] == [True, True]
+
+
+def test_S37_dmabuf_is_refused_on_the_synthetic_camera(cap):
+    with pytest.raises(camcore.NotSupportedError) as e:
+        cap.start(on_frame=lambda f: None, dmabuf=True, **SMALL)
+    assert "V4L2 devices" in e.value.detail
+    with pytest.raises(camcore.InvalidArgError):
+        cap.start_pull(dmabuf="yes", **SMALL)
+    assert [f.dmabuf for f in cap.frames(2, fps=60, **SMALL)] == [None, None]

@@ -245,6 +245,8 @@ class camcore_frame(Structure):
         ("timestamp_ns", c_uint64),
         ("sequence", c_uint32),
         ("dropped_before", c_uint32),
+        ("dmabuf_fd", c_int32 * 3),
+        ("dmabuf_offset", c_uint32 * 3),
     ]
 
 
@@ -276,6 +278,7 @@ class camcore_capture_config(Structure):
         ("fps", camcore_fraction),
         ("buffer_count", c_uint32),
         ("output_fourcc", c_uint32),
+        ("dmabuf", c_int32),
     ]
 
 
@@ -833,6 +836,13 @@ _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 _U64_MAX = (1 << 64) - 1
 
 
+def _bool(name: str, value) -> bool:
+    """A flag argument: True/False (or 0/1)."""
+    if isinstance(value, bool) or value in (0, 1):
+        return bool(value)
+    raise InvalidArgTypeError(f"{name}={value!r}: True or False")
+
+
 def _int_in(name: str, value, lo: int, hi: int) -> int:
     """An integer (int, bool, numpy integer) for a C integer field or argument of
     range lo..hi. ctypes would wrap one outside it silently (2**64 + 5 stored as 5),
@@ -1210,6 +1220,16 @@ class _FrameBase:
         return self._keep().view(p.data, p.length)
 
     @property
+    def dmabuf(self) -> Optional[List[Tuple[int, int]]]:
+        """(fd, offset) of each plane as a DMA-BUF (S37), or None when the capture
+        was not started with dmabuf=True. The fds are camcore's, valid as long as
+        the frame: os.dup() one to keep it longer, never close it."""
+        c = self._c()
+        if c.plane_count < 1 or c.dmabuf_fd[0] < 0:
+            return None
+        return [(c.dmabuf_fd[i], c.dmabuf_offset[i]) for i in range(min(c.plane_count, 3))]
+
+    @property
     def array(self) -> np.ndarray:
         """Zero-copy, read-only numpy view of the image, rows stepped by the stride.
 
@@ -1530,7 +1550,7 @@ class Capturer:
               fps: Union[int, Fraction, float, Tuple[int, int], None] = 30,
               on_frame: Optional[OnFrame] = None, on_error: Optional[OnError] = None,
               buffer_count: int = 4, output: Union[str, int, None] = None,
-              on_stall: Optional[OnStall] = None) -> None:
+              on_stall: Optional[OnStall] = None, dmabuf: bool = False) -> None:
         """Sets the format and rate and starts streaming (camcore_capturer_start).
 
         Args:
@@ -1557,6 +1577,9 @@ class Capturer:
                 intervals) (True; counted in .stats.stalls) and just before the
                 next frame (False); since_ns is the CLOCK_MONOTONIC time of the
                 last frame before the stall. The stream is not restarted.
+            dmabuf: True exports the buffers as DMA-BUF (S37): frame.dmabuf gives
+                each plane's (fd, offset). V4L2 devices, native output only
+                (NotSupportedError otherwise).
 
         Raises InvalidArgError, StateError (already streaming), NotSupportedError
         (no such pixel format), BusyError, NoDeviceError, IOError_, NoMemoryError,
@@ -1575,6 +1598,7 @@ class Capturer:
         cfg.fps = _to_c_fraction(fps)
         cfg.buffer_count = _u32("buffer_count", buffer_count)
         cfg.output_fourcc = _output_fourcc(output)
+        cfg.dmabuf = 1 if _bool("dmabuf", dmabuf) else 0
         thunks = self._make_thunks(on_frame, on_error, on_stall)
         with self._lock:
             self._generation += 1
@@ -2392,7 +2416,7 @@ def _timeout_ms(timeout: Optional[float]) -> int:
 def _capturer_start_pull(self: "Capturer", fourcc: Union[str, int] = "YUYV", width: int = 640,
                          height: int = 480, fps: Union[int, Fraction, float, Tuple[int, int], None] = 30,
                          buffer_count: int = 4, output: Union[str, int, None] = None,
-                         depth: int = 2) -> None:
+                         depth: int = 2, dmabuf: bool = False) -> None:
     """Starts streaming in pull mode (S36, camcore_capturer_start_pull): frames
     wait in a queue of `depth` (1..8) for acquire(); a full queue gives up its
     oldest frame (counted in .stats.frames_dropped), so a slow reader never
@@ -2407,6 +2431,7 @@ def _capturer_start_pull(self: "Capturer", fourcc: Union[str, int] = "YUYV", wid
     cfg.fps = _to_c_fraction(fps)
     cfg.buffer_count = _u32("buffer_count", buffer_count)
     cfg.output_fourcc = _output_fourcc(output)
+    cfg.dmabuf = 1 if _bool("dmabuf", dmabuf) else 0
     _check(_lib.camcore_capturer_start_pull(h, byref(cfg), _int_in("depth", depth, 0, _I32_MAX)),
            "camcore_capturer_start_pull")
 
@@ -2436,7 +2461,7 @@ def _capturer_frame_fd(self: "Capturer") -> int:
 def _capturer_frames(self: "Capturer", count: Optional[int] = None, fourcc: Union[str, int] = "YUYV",
                      width: int = 640, height: int = 480, fps=30, buffer_count: int = 4,
                      output: Union[str, int, None] = None, depth: int = 2,
-                     timeout: Optional[float] = 5.0):
+                     timeout: Optional[float] = 5.0, dmabuf: bool = False):
     """Starts pull mode and yields `count` frames (None: until the loop ends),
     then stops. Each frame is valid until the next iteration (its buffer goes
     back then); frame.retain() keeps one longer, frame.copy() copies it.
@@ -2445,7 +2470,7 @@ def _capturer_frames(self: "Capturer", count: Optional[int] = None, fourcc: Unio
     if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
         raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
     ms = _timeout_ms(timeout)
-    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth)
+    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf)
     h = self._h()
     acquire = _lib.camcore_capturer_acquire_frame
     out = POINTER(camcore_frame)()
@@ -2470,7 +2495,7 @@ def _capturer_frames(self: "Capturer", count: Optional[int] = None, fourcc: Unio
 async def _capturer_aframes(self: "Capturer", count: Optional[int] = None, fourcc: Union[str, int] = "YUYV",
                             width: int = 640, height: int = 480, fps=30, buffer_count: int = 4,
                             output: Union[str, int, None] = None, depth: int = 2,
-                            timeout: Optional[float] = 5.0):
+                            timeout: Optional[float] = 5.0, dmabuf: bool = False):
     """frames() for asyncio: waits on frame_fd() with the running loop's
     add_reader, so the loop runs other tasks between frames."""
     import asyncio
@@ -2478,7 +2503,7 @@ async def _capturer_aframes(self: "Capturer", count: Optional[int] = None, fourc
         raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
     _timeout_ms(timeout)
     loop = asyncio.get_running_loop()
-    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth)
+    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf)
     h = self._h()
     fd = self.frame_fd()
     acquire = _lib.camcore_capturer_acquire_frame

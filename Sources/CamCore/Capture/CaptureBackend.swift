@@ -11,11 +11,16 @@ public struct CaptureRequest: Sendable, Equatable {
     /// The pixel format frames are delivered in; nil delivers the
     /// driver's buffers as they are, without a copy (S8 "native").
     public var output: FourCC?
+    /// Export each buffer as DMA-BUF fds (S37, VIDIOC_EXPBUF) and give
+    /// every plane its fd and offset. V4L2 native frames only.
+    public var dmabuf: Bool = false
 
     public init(fourcc: FourCC = .yuyv, width: Int = 640, height: Int = 480,
-                frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4, output: FourCC? = nil) {
+                frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4, output: FourCC? = nil,
+                dmabuf: Bool = false) {
         self.fourcc = fourcc; self.width = width; self.height = height
         self.frameRate = frameRate; self.bufferCount = bufferCount; self.output = output
+        self.dmabuf = dmabuf
     }
 
     /// Throws invalidArgument for sizes, rates or buffer counts no camera can use.

@@ -109,6 +109,9 @@ public final class Capturer: @unchecked Sendable {
             if s.closed { throw CamError.state("the capturer is closed") }
             if s.thread != nil { throw CamError.state("the capturer is already started; stop it first") }
             puller.withLock { $0 = nil }
+            if request.dmabuf && !(backend is V4L2Capture) {
+                throw CamError.notSupported("DMA-BUF export (S37) is for V4L2 devices; \(device.isSynthetic ? "the synthetic camera" : device.id) has none")
+            }
             let waker = try Waker()
             var fmt = try backend.start(request, waker: waker)
             fmt.sourceFourCC = fmt.fourcc
@@ -118,6 +121,10 @@ public final class Capturer: @unchecked Sendable {
             // S8: an output format other than the driver's goes through a
             // converter into camcore's own buffers.
             var conversion: Conversion?
+            if request.dmabuf, let out = request.output, out != fmt.fourcc {
+                backend.stop()
+                throw CamError.notSupported("DMA-BUF export (S37) is for native frames: output \(out) would convert \(fmt.fourcc) into camcore's own memory, which has no DMA-BUF")
+            }
             if let out = request.output, out != fmt.fourcc {
                 do throws(CamError) {
                     let conv = try PixelConverter(source: fmt.fourcc, width: fmt.width, height: fmt.height, target: out)

@@ -6,6 +6,11 @@ public struct Plane: @unchecked Sendable {
     public var stride: Int
     /// Bytes of valid data in the plane.
     public var length: Int
+    /// The plane as a DMA-BUF (S37): an fd of the buffer (VIDIOC_EXPBUF)
+    /// and the plane's byte offset in it; -1 when not exported. camcore's
+    /// fd, valid as long as the frame.
+    public var dmabufFD: Int32 = -1
+    public var dmabufOffset: Int = 0
 
     public init(base: UnsafeMutableRawPointer?, stride: Int, length: Int) {
         self.base = base; self.stride = stride; self.length = length

@@ -1,5 +1,8 @@
 internal import CCamCore  // no header type in this file's public signatures
 import CamCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A CaptureFormat as the C struct (full size).
 func cCaptureFormat(_ f: CaptureFormat) -> camcore_capture_format {
@@ -29,10 +32,13 @@ func captureRequest(_ v: camcore_capture_config, _ fn: String, output: Bool = tr
     if !keepsDriverRate && (v.fps.numerator == 0 || v.fps.denominator == 0) {
         throw .invalidArgument("\(fn): fps \(v.fps.numerator)/\(v.fps.denominator) is not a rate (0/0 keeps the driver's rate)")
     }
+    // S37: the config field, or CAMCORE_CAPTURE_DMABUF=1 in the environment.
+    let env = getenv("CAMCORE_CAPTURE_DMABUF").map { String(cString: $0) } ?? ""
     let r = CaptureRequest(fourcc: FourCC(rawValue: v.fourcc), width: Int(v.width), height: Int(v.height),
                            frameRate: keepsDriverRate ? nil : FrameRate(v.fps.numerator, v.fps.denominator),
                            bufferCount: Int(v.buffer_count),
-                           output: !output || v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc))
+                           output: !output || v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc),
+                           dmabuf: output && (v.dmabuf != 0 || (!env.isEmpty && env != "0")))
     do { try r.validate() } catch { throw .invalidArgument("\(fn): \(error.message)") }
     return r
 }

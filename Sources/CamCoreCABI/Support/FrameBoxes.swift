@@ -108,7 +108,12 @@ enum FrameBoxes {
             struct_size: UInt32(MemoryLayout<camcore_frame>.size), fourcc: f.fourcc.rawValue,
             width: UInt32(f.width), height: UInt32(f.height), plane_count: UInt32(f.planeCount),
             flags: f.flags.rawValue, planes: (plane(f.planes.0), plane(f.planes.1), plane(f.planes.2)),
-            timestamp_ns: f.timestampNs, sequence: f.sequence, dropped_before: f.droppedBefore)
+            timestamp_ns: f.timestampNs, sequence: f.sequence, dropped_before: f.droppedBefore,
+            dmabuf_fd: (f.planeCount > 0 ? f.planes.0.dmabufFD : -1, f.planeCount > 1 ? f.planes.1.dmabufFD : -1,
+                        f.planeCount > 2 ? f.planes.2.dmabufFD : -1),
+            dmabuf_offset: (UInt32(truncatingIfNeeded: f.planes.0.dmabufOffset),
+                            UInt32(truncatingIfNeeded: f.planes.1.dmabufOffset),
+                            UInt32(truncatingIfNeeded: f.planes.2.dmabufOffset)))
     }
 
     /// Boxes in chunks that are allocated on demand and never freed, each
@@ -121,7 +126,7 @@ enum FrameBoxes {
     final class Arena: @unchecked Sendable {
         static let boxesPerChunk = 256
         /// Bytes per box: the C frame, then the Swift frame or token.
-        static let stride = 256
+        static let stride = 384
         static let sideOffset = (MemoryLayout<camcore_frame>.stride + 15) & ~15
         static let pinUnit: UInt64 = 4
         static let pinMask: UInt64 = 0xFFFF_FFFC

@@ -19,7 +19,7 @@ enum Versioned {
     static let hotplugCallbacks = Layout<camcore_hotplug_callbacks>(grewAt: \.on_permission)
     static let preference = Layout<camcore_preference>(initializer: "camcore_preference_init")
     static let setting = Layout<camcore_setting>()
-    static let frame = Layout<camcore_frame>()
+    static let frame = Layout<camcore_frame>(grewAt: \.dmabuf_fd)
     static let frameCallbacks = Layout<camcore_frame_callbacks>(grewAt: \.on_stall,
                                                                 initializer: "camcore_frame_callbacks_init")
     static let captureConfig = Layout<camcore_capture_config>(grewAt: \.output_fourcc,

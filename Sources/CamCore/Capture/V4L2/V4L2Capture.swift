@@ -17,21 +17,33 @@ final class MappedBuffers: BufferPool, @unchecked Sendable {
     /// Buffer-major table of mappings, fixed after allocation; nil base
     /// means "not mapped" (allocation failed part-way).
     private let maps: UnsafeMutablePointer<MappedPlane>
+    /// DMA-BUF fds of the memory planes (S37), -1 when not exported;
+    /// closed with the mappings, when the last frame is gone.
+    private let dmabufs: UnsafeMutablePointer<Int32>
 
     init(count: Int, planesPerBuffer: Int, waker: Waker) {
         bufferCount = count
         self.planesPerBuffer = planesPerBuffer
         maps = .allocate(capacity: count * planesPerBuffer)
         maps.initialize(repeating: MappedPlane(base: nil, length: 0), count: count * planesPerBuffer)
+        dmabufs = .allocate(capacity: count * planesPerBuffer)
+        dmabufs.initialize(repeating: -1, count: count * planesPerBuffer)
         super.init(count: count, waker: waker)
     }
 
     deinit {
         for i in 0..<bufferCount * planesPerBuffer {
             if let b = maps[i].base { Sys.unmapBuffer(b, length: maps[i].length) }
+            if dmabufs[i] >= 0 { Sys.close(dmabufs[i]) }
         }
         maps.deallocate()
+        dmabufs.deallocate()
     }
+
+    func setDmabuf(_ slot: Int, plane: Int, _ fd: Int32) { dmabufs[slot * planesPerBuffer + plane] = fd }
+
+    @inline(__always)
+    func dmabuf(_ slot: Int, _ plane: Int) -> Int32 { dmabufs[slot * planesPerBuffer + plane] }
 
     func set(_ slot: Int, plane: Int, _ base: UnsafeMutableRawPointer, length: Int) {
         maps[slot * planesPerBuffer + plane] = MappedPlane(base: base, length: length)
@@ -68,6 +80,8 @@ private final class Stream {
     /// resolved once here, not per frame).
     let planeSplit: PlaneLayout.Split
     let isJPEG: Bool
+    /// Frames carry their buffers' DMA-BUF fds (S37).
+    let exportsDmabuf: Bool
     /// Scratch v4l2_plane array for the capture thread's QBUF/DQBUF.
     let planes = UnsafeMutablePointer<v4l2_plane>.allocate(capacity: Int(VIDEO_MAX_PLANES))
     /// Consecutive polls that reported an error with nothing to dequeue.
@@ -82,8 +96,9 @@ private final class Stream {
     /// frames, so they get poll(), which registers anew on each call. So
     /// does a stream where epoll cannot be set up.
     init(fd: Int32, path: String, waker: Waker, pool: MappedBuffers, bufType: UInt32, format: CaptureFormat,
-         memStrides: [Int], videobuf2: Bool) {
+         memStrides: [Int], videobuf2: Bool, exportsDmabuf: Bool) {
         self.fd = fd; self.path = path; self.waker = waker; self.pool = pool; self.bufType = bufType
+        self.exportsDmabuf = exportsDmabuf
         poolRef = Unmanaged.passUnretained(pool)
         multiplanar = bufType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
         fourcc = format.fourcc; width = format.width; height = format.height
@@ -153,8 +168,12 @@ private final class Stream {
                 let off = Int(planes[i].data_offset)
                 let used = Int(planes[i].bytesused)
                 if used <= off || used > len { flags.insert(.corrupted) }
-                let p = Plane(base: m.base.map { $0 + min(off, len) }, stride: memStrides[i],
+                var p = Plane(base: m.base.map { $0 + min(off, len) }, stride: memStrides[i],
                               length: max(0, min(used, len) - off))
+                if exportsDmabuf {
+                    p.dmabufFD = pool.dmabuf(slot, i)
+                    p.dmabufOffset = min(off, len)
+                }
                 switch i { case 0: ps.0 = p; case 1: ps.1 = p; default: ps.2 = p }
             }
             frame = Frame(fourcc: fourcc, width: width, height: height,
@@ -172,6 +191,20 @@ private final class Stream {
             frame = Frame(fourcc: fourcc, width: width, height: height,
                           planeCount: split.count, planes: split.planes, timestampNs: 0,
                           sequence: b.sequence, flags: flags, poolRef: poolRef, slot: slot)
+        }
+        if exportsDmabuf && !(multiplanar && pool.planesPerBuffer > 1), let base = pool.plane(slot, 0).base {
+            // One buffer split into planes: one fd, each plane at its offset.
+            let fd = pool.dmabuf(slot, 0)
+            frame.planes.0.dmabufFD = fd
+            frame.planes.0.dmabufOffset = frame.planes.0.base.map { $0 - base } ?? 0
+            if frame.planeCount > 1 {
+                frame.planes.1.dmabufFD = fd
+                frame.planes.1.dmabufOffset = frame.planes.1.base.map { $0 - base } ?? 0
+            }
+            if frame.planeCount > 2 {
+                frame.planes.2.dmabufFD = fd
+                frame.planes.2.dmabufOffset = frame.planes.2.base.map { $0 - base } ?? 0
+            }
         }
         frame.timestampNs = V4L2Capture.timestamp(b)
         // S26: a truncated JPEG is no good frame, native output included.
@@ -269,7 +302,7 @@ final class V4L2Capture: CaptureBackend {
         }
         format.frameRate = try setRate(node, rate)
         do throws(CamError) {
-            try allocate(node, count: request.bufferCount, waker: waker)
+            try allocate(node, count: request.bufferCount, waker: waker, dmabuf: request.dmabuf)
             var t = Int32(bitPattern: bufType)
             let e = node.ioctlErrno(CC_VIDIOC_STREAMON, &t)
             if e == ENOSPC {
@@ -358,7 +391,7 @@ final class V4L2Capture: CaptureBackend {
     }
 
     /// REQBUFS, mmap of every buffer, the frame path's Stream, QBUF of all.
-    private func allocate(_ node: V4L2Node, count: Int, waker: Waker) throws(CamError) {
+    private func allocate(_ node: V4L2Node, count: Int, waker: Waker, dmabuf: Bool) throws(CamError) {
         var req = v4l2_requestbuffers()
         req.count = UInt32(count)
         req.type = bufType
@@ -378,7 +411,7 @@ final class V4L2Capture: CaptureBackend {
         let videobuf2 = req.capabilities & UInt32(V4L2_BUF_CAP_SUPPORTS_MMAP) != 0
         // From here on stop() frees the driver's queue and the mappings.
         let s = Stream(fd: node.fd, path: device.node, waker: waker, pool: pool, bufType: bufType, format: format,
-                       memStrides: memStrides, videobuf2: videobuf2)
+                       memStrides: memStrides, videobuf2: videobuf2, exportsDmabuf: dmabuf)
         stream = s
         format.bufferCount = granted
         var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
@@ -403,6 +436,27 @@ final class V4L2Capture: CaptureBackend {
             } else {
                 try node.ioctl(CC_VIDIOC_QUERYBUF, &b, "VIDIOC_QUERYBUF")
                 pool.set(i, plane: 0, try node.map(length: Int(b.length), offset: b.m.offset), length: Int(b.length))
+            }
+        }
+        if dmabuf {
+            // S37: each memory plane as a DMA-BUF, read-only, close-on-exec.
+            for i in 0..<granted {
+                for p in 0..<perBuffer {
+                    var e = v4l2_exportbuffer()
+                    e.type = bufType
+                    e.index = UInt32(i)
+                    e.plane = UInt32(p)
+                    e.flags = UInt32(O_RDONLY | O_CLOEXEC)
+                    do throws(CamError) {
+                        try node.ioctl(CC_VIDIOC_EXPBUF, &e, "VIDIOC_EXPBUF buffer \(i) plane \(p)")
+                    } catch {
+                        if case .notSupported = error {
+                            throw CamError.notSupported("\(device.node) cannot export its buffers as DMA-BUF (VIDIOC_EXPBUF: \(error.message))")
+                        }
+                        throw error
+                    }
+                    pool.setDmabuf(i, plane: p, e.fd)
+                }
             }
         }
         for i in 0..<granted { try requeue(i) }
