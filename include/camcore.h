@@ -1535,6 +1535,55 @@ int camcore_session_add_preview(camcore_session *session, const camcore_frame_ca
  */
 int camcore_session_remove_preview(camcore_session *session, uint32_t preview_id);
 
+/**
+ * Adds a preview that is read by pulling (S36) instead of called back: it
+ * counts as a preview for S9 (the camera turns on), and its frames wait in
+ * a queue of queue_depth for camcore_session_acquire_preview_frame(); a
+ * full queue gives up its oldest frame. Frames pushed by the app (custom
+ * source) are not queued (they live in the app's memory). Remove it with
+ * camcore_session_remove_preview(); frames acquired before stay valid
+ * until released.
+ *
+ * \param session     the session.
+ * \param queue_depth CAMCORE_PULL_DEPTH_MIN...MAX; also the most frames
+ *                    the app may hold acquired at once.
+ * \param preview_id  receives the preview's id (0 on failure; also set
+ *                    when only turning the camera on failed).
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL preview_id, depth out
+ *          of range), CAMCORE_E_NO_MEMORY (CAMCORE_MAX_PREVIEWS reached),
+ *          or the camera's error when turning it on failed.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
+ */
+int camcore_session_add_preview_pull(camcore_session *session, uint32_t queue_depth, uint32_t *preview_id);
+
+/**
+ * Takes the oldest queued frame of a pull preview (S36), waiting up to
+ * timeout_ms (0: only a ready one; < 0: no limit). Release it with
+ * camcore_frame_release().
+ *
+ * \returns CAMCORE_OK, CAMCORE_E_TIMEOUT, CAMCORE_E_INVALID_ARG (NULL frame,
+ *          no pull preview with that id), CAMCORE_E_STATE (queue_depth
+ *          frames unreleased, or the preview was removed).
+ * \threadsafety Safe from any thread (not from the session's own callbacks
+ *               with a timeout: frames come on the camera queue).
+ * \since 0.1
+ */
+int camcore_session_acquire_preview_frame(camcore_session *session, uint32_t preview_id, int32_t timeout_ms,
+                                          const camcore_frame **frame);
+
+/**
+ * An eventfd readable exactly while a frame of the pull preview is
+ * queued, for the app's own poll/epoll loop. camcore's: never read, write
+ * or close it; valid until the preview is removed or the session freed.
+ *
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL fd, no pull preview with
+ *          that id).
+ * \threadsafety Safe from any thread.
+ * \since 0.1
+ */
+int camcore_session_get_preview_fd(camcore_session *session, uint32_t preview_id, int32_t *fd);
+
 /** A snapshot of a session's state. \since 0.1 */
 typedef struct camcore_session_state {
     /** sizeof(camcore_session_state). */

@@ -12,6 +12,8 @@
  *        then are consecutive and recent, and frames_dropped counts the rest
  *   S36  more acquired frames than queue_depth: CAMCORE_E_STATE, one
  *        release lets the next through; a pulled frame can be retained
+ *   S36  a pull preview of a session turns the camera on, its fd becomes
+ *        readable, its frames rise; after removal acquire is INVALID_ARG
  *   S37  frames carry no DMA-BUF fd (-1) unless asked; asking on the
  *        synthetic camera is CAMCORE_E_NOT_SUPPORTED
  *   S36  refusals: acquire on a callback capturer, before start and after
@@ -194,6 +196,49 @@ static void test_S36_refusals(void)
     camcore_capturer_close(c);
 }
 
+static void test_S36_session_pull_preview(void)
+{
+    camcore_session_config sc;
+    camcore_session *s = NULL;
+    camcore_session_state st;
+    const camcore_frame *f = NULL;
+    uint32_t pid = 0, last = 0;
+    int32_t fd = -1;
+    int i;
+
+    camcore_session_config_init(&sc);
+    sc.device_id = g_id;
+    sc.preference.width = 160;
+    sc.preference.height = 120;
+    sc.preference.max_fps.numerator = 60;
+    CHECK_STATUS(camcore_session_new(g_manager, &sc, &s), CAMCORE_OK, "camcore_session_new");
+    if (!s)
+        return;
+    CHECK_STATUS(camcore_session_add_preview_pull(s, 0, &pid), CAMCORE_E_INVALID_ARG, "depth 0");
+    CHECK_STATUS(camcore_session_add_preview_pull(s, 2, &pid), CAMCORE_OK, "add_preview_pull");
+    CHECK(pid != 0, "a preview id");
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    CHECK_STATUS(camcore_session_get_state(s, &st), CAMCORE_OK, "get_state");
+    CHECK(st.camera_on == 1 && st.preview_count == 1, "a pull preview turns the camera on (S9): on %d previews %u",
+          st.camera_on, st.preview_count);
+    CHECK_STATUS(camcore_session_get_preview_fd(s, pid, &fd), CAMCORE_OK, "get_preview_fd");
+    CHECK(fd >= 0 && readable(fd, 3000), "the preview fd becomes readable");
+    for (i = 0; i < 3; i++) {
+        CHECK_STATUS(camcore_session_acquire_preview_frame(s, pid, 2000, &f), CAMCORE_OK, "acquire preview frame");
+        if (!f)
+            break;
+        CHECK(f->width == 160 && f->height == 120 && (i == 0 || f->sequence > last), "frame %d: %ux%u seq %u", i,
+              f->width, f->height, f->sequence);
+        last = f->sequence;
+        camcore_frame_release(f);
+    }
+    CHECK_STATUS(camcore_session_remove_preview(s, pid), CAMCORE_OK, "remove the pull preview");
+    CHECK_STATUS(camcore_session_acquire_preview_frame(s, pid, 0, &f), CAMCORE_E_INVALID_ARG, "acquire after removal");
+    CHECK_STATUS(camcore_session_acquire_preview_frame(s, 12345, 0, &f), CAMCORE_E_INVALID_ARG, "unknown preview id");
+    camcore_session_free(s);
+}
+
 static const char *setup(void)
 {
     static char why[256];
@@ -227,6 +272,7 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S36_a_slow_reader_loses_the_oldest),
     TESTLIB_TEST(test_S36_held_limit_and_retain),
     TESTLIB_TEST(test_S36_refusals),
+    TESTLIB_TEST(test_S36_session_pull_preview),
 };
 
 static const struct testlib_suite suite = {

@@ -180,3 +180,31 @@ def test_S37_dmabuf_is_refused_on_the_synthetic_camera(cap):
     with pytest.raises(camcore.InvalidArgError):
         cap.start_pull(dmabuf="yes", **SMALL)
     assert [f.dmabuf for f in cap.frames(2, fps=60, **SMALL)] == [None, None]
+
+
+def test_S36_a_pull_preview_turns_the_camera_on_and_yields_frames(manager, synth_id):
+    with manager.session(synth_id, width=160, height=120, min_fps=30, max_fps=60) as s:
+        assert s.state.camera_on is False
+        seqs = []
+        for f in s.preview_frames(6):
+            assert (f.fourcc, f.width, f.height) == ("YUYV", 160, 120)
+            assert s.state.camera_on is True and s.state.preview_count == 1
+            seqs.append(f.sequence)
+        assert all(b > a for a, b in zip(seqs, seqs[1:])), seqs
+        assert wait_until(lambda: s.state.camera_on is False), s.state     # removed: off again (S9)
+        # By hand, with the ready fd, next to a callback preview.
+        got = []
+        cb = s.add_preview(lambda f: got.append(f.sequence))
+        pid = s.add_preview_pull(depth=2)
+        r, _, _ = select.select([s.preview_fd(pid)], [], [], 3)
+        assert r, "the pull preview's fd never became readable"
+        f = s.acquire_preview(pid, timeout=2)
+        assert f.width == 160
+        f.release()
+        s.remove_preview(pid)
+        with pytest.raises(camcore.InvalidArgError):
+            s.acquire_preview(pid, timeout=0)                              # removed
+        with pytest.raises(camcore.InvalidArgError):
+            s.add_preview_pull(depth=0)
+        assert wait_until(lambda: len(got) >= 3), got                      # the other preview still runs
+        s.remove_preview(cb)

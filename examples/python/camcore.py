@@ -2537,6 +2537,81 @@ async def _capturer_aframes(self: "Capturer", count: Optional[int] = None, fourc
             self.stop()
 
 
+_SESSION_PULL_PROTOTYPES = [
+    ("camcore_session_add_preview_pull", c_int, [c_void_p, c_uint32, POINTER(c_uint32)]),
+    ("camcore_session_acquire_preview_frame", c_int,
+     [c_void_p, c_uint32, c_int32, POINTER(POINTER(camcore_frame))]),
+    ("camcore_session_get_preview_fd", c_int, [c_void_p, c_uint32, POINTER(c_int32)]),
+]
+for _name, _restype, _argtypes in _SESSION_PULL_PROTOTYPES:
+    getattr(_lib, _name).restype = _restype
+    getattr(_lib, _name).argtypes = _argtypes
+_PROTOTYPES.extend(_SESSION_PULL_PROTOTYPES)
+
+
+def _session_add_preview_pull(self, depth: int = 2) -> int:
+    """Adds a preview read by pulling (S36, camcore_session_add_preview_pull):
+    the camera turns on as for any preview; frames wait in a queue of `depth`
+    for acquire_preview(). Returns its id for acquire_preview(),
+    preview_fd() and remove_preview()."""
+    pid = c_uint32(0)
+    status = _lib.camcore_session_add_preview_pull(self._h(), _int_in("depth", depth, 0, _I32_MAX), byref(pid))
+    if status < 0:
+        err = error_for_status(status, "camcore_session_add_preview_pull", last_error_message())
+        err.preview_id = pid.value or None
+        raise err
+    return pid.value
+
+
+def _session_acquire_preview(self, preview_id: int, timeout: Optional[float] = 5.0) -> RetainedFrame:
+    """The oldest queued frame of a pull preview (camcore_session_acquire_preview_frame),
+    waiting up to timeout seconds (0: only a ready one; None: no limit). A
+    RetainedFrame: release() it when done."""
+    out = POINTER(camcore_frame)()
+    _check(_lib.camcore_session_acquire_preview_frame(self._h(), _u32("preview_id", preview_id),
+                                                      _timeout_ms(timeout), byref(out)),
+           "camcore_session_acquire_preview_frame")
+    return RetainedFrame(out)
+
+
+def _session_preview_fd(self, preview_id: int) -> int:
+    """An fd readable while a frame of the pull preview waits (select/poll/asyncio)."""
+    fd = c_int32()
+    _check(_lib.camcore_session_get_preview_fd(self._h(), _u32("preview_id", preview_id), byref(fd)),
+           "camcore_session_get_preview_fd")
+    return fd.value
+
+
+def _session_preview_frames(self, count: Optional[int] = None, depth: int = 2,
+                            timeout: Optional[float] = 5.0):
+    """Adds a pull preview, yields `count` of its frames (None: until the loop
+    ends), then removes it (the camera turns off if nothing else needs it).
+    Each frame is valid until the next iteration unless retained."""
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
+    ms = _timeout_ms(timeout)
+    pid = self.add_preview_pull(depth)
+    h = self._h()
+    acquire = _lib.camcore_session_acquire_preview_frame
+    out = POINTER(camcore_frame)()
+    prev = None
+    n = 0
+    try:
+        while count is None or n < count:
+            if prev is not None:
+                prev.release()
+                prev = None
+            _check(acquire(h, pid, ms, byref(out)), "camcore_session_acquire_preview_frame")
+            prev = RetainedFrame(POINTER(camcore_frame)(out.contents))
+            n += 1
+            yield prev
+    finally:
+        if prev is not None:
+            prev.release()
+        if not self.closed:
+            self.remove_preview(pid)
+
+
 Capturer.start_pull = _capturer_start_pull
 Capturer.acquire = _capturer_acquire
 Capturer.frame_fd = _capturer_frame_fd
@@ -3609,3 +3684,10 @@ Manager.session = _manager_session
 
 __all__ += ["Session", "SessionState", "VIDEO_RESUME", "VIDEO_PAUSE", "HOOK_PASS", "HOOK_DROP",
             "HOOK_REPLACE", "MAX_PREVIEWS"]
+
+
+# Pull previews (S36), defined with the capturer's pull above.
+Session.add_preview_pull = _session_add_preview_pull
+Session.acquire_preview = _session_acquire_preview
+Session.preview_fd = _session_preview_fd
+Session.preview_frames = _session_preview_frames

@@ -46,6 +46,9 @@ public final class FramePuller: @unchecked Sendable {
 
     /// A frame from the capture thread (its callback).
     func deliver(_ frame: Frame) {
+        // A frame in the app's own memory (a session's pushed frame) cannot
+        // be kept past its delivery: not queued.
+        guard frame.isRetainable else { return }
         let kept = frame.retain()
         var dropped: RetainedFrame?
         state.withLock { s in
@@ -98,7 +101,7 @@ public final class FramePuller: @unchecked Sendable {
                     return f
                 }
                 if let e = s.ended { throw e }
-                if s.stopped { throw .state("the capture is stopped; start it again to pull frames") }
+                if s.stopped { throw .state("the capture is stopped (or the preview removed); nothing more to pull") }
                 return nil
             }
             if let got {

@@ -87,6 +87,8 @@ public final class VideoSession: @unchecked Sendable {
     private let follower = DeviceFollower()
     // Read from other threads.
     private let published = Mutex(State())
+    /// The pull queues of pull previews (S36), by preview id.
+    private let pullers = Mutex<[UInt32: FramePuller]>([:])
 
     /// A session on `deviceID` (nil: the first device the manager lists).
     /// Errors: noDevice (no such device, or no device at all when nil is
@@ -135,6 +137,7 @@ public final class VideoSession: @unchecked Sendable {
             turnOff()
             eventHandler = nil
             router.removeAll()
+            for p in pullers.withLock({ d in defer { d.removeAll() }; return Array(d.values) }) { p.stop() }
             policy.previewCount = 0
             policy.transmitting = false
             publish()
@@ -409,6 +412,37 @@ public final class VideoSession: @unchecked Sendable {
             policy.previewCount = router.previewCount
             return applySwitch()
         }) { throw e }
+        pullers.withLock { $0.removeValue(forKey: id) }?.stop()
+    }
+
+    /// A preview read by pulling (S36): it counts as a preview for S9 (the
+    /// camera turns on), and its frames wait in a queue of `depth` (1...8)
+    /// for `acquirePreview`, the oldest given up when it is full. Remove
+    /// it with `removePreview`. Errors: invalidArgument (depth), and
+    /// addPreview's. The id comes back also when turning the camera on
+    /// failed (the preview stays added).
+    public func addPullPreviewReporting(depth: Int) -> (id: UInt32, error: CamError?) {
+        let p: FramePuller
+        do throws(CamError) { p = try FramePuller(depth: depth) {} } catch { return (0, error) }
+        let (id, error) = addPreviewReporting { p.deliver($0) }
+        if id != 0 { pullers.withLock { $0[id] = p } }
+        return (id, error)
+    }
+
+    /// The pull queue of a pull preview. Errors: invalidArgument (no pull
+    /// preview with that id).
+    public func pullQueue(ofPreview id: UInt32) throws(CamError) -> FramePuller {
+        guard let p = pullers.withLock({ $0[id] }) else {
+            throw .invalidArgument("no pull preview with id \(id) (camcore_session_add_preview_pull)")
+        }
+        return p
+    }
+
+    /// The oldest queued frame of a pull preview, waiting up to
+    /// `timeoutMs` (0: poll; < 0: no limit). Errors: invalidArgument
+    /// (unknown id), timeout, state (depth frames held, or removed).
+    public func acquirePreview(_ id: UInt32, timeoutMs: Int32) throws(CamError) -> RetainedFrame {
+        try pullQueue(ofPreview: id).acquire(timeoutMs: timeoutMs)
     }
 
     // MARK: Capture hook and custom source (S20, S21)

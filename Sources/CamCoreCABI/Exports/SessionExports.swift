@@ -188,6 +188,42 @@ public func cabi_session_add_preview(_ s: OpaquePointer?, _ cb: UnsafePointer<ca
     }
 }
 
+@_cdecl("camcore_session_add_preview_pull")
+public func cabi_session_add_preview_pull(_ s: OpaquePointer?, _ depth: UInt32,
+                                          _ id: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    let fn = "camcore_session_add_preview_pull"
+    guard let id else { return invalid("\(fn): preview_id is NULL") }
+    id.pointee = 0
+    return call(s, fn) { v throws(CamError) in
+        let (n, error) = v.addPullPreviewReporting(depth: Int(min(depth, 1 << 20)))
+        id.pointee = n
+        if let error { throw error }
+    }
+}
+
+@_cdecl("camcore_session_acquire_preview_frame")
+public func cabi_session_acquire_preview_frame(_ s: OpaquePointer?, _ previewID: UInt32, _ timeoutMs: Int32,
+                                               _ frame: UnsafeMutablePointer<UnsafePointer<camcore_frame>?>?) -> Int32 {
+    let fn = "camcore_session_acquire_preview_frame"
+    guard let frame else { return invalid("\(fn): frame is NULL") }
+    frame.pointee = nil
+    return call(s, fn) { v throws(CamError) in
+        let got = try v.acquirePreview(previewID, timeoutMs: timeoutMs)
+        guard let out = FrameBox.retainedBox(for: got) else {
+            throw .noMemory("\(fn): too many retained frames; release some")
+        }
+        frame.pointee = out
+    }
+}
+
+@_cdecl("camcore_session_get_preview_fd")
+public func cabi_session_get_preview_fd(_ s: OpaquePointer?, _ previewID: UInt32,
+                                        _ fd: UnsafeMutablePointer<Int32>?) -> Int32 {
+    let fn = "camcore_session_get_preview_fd"
+    guard let fd else { return invalid("\(fn): fd is NULL") }
+    return call(s, fn) { v throws(CamError) in fd.pointee = try v.pullQueue(ofPreview: previewID).readyFD }
+}
+
 @_cdecl("camcore_session_remove_preview")
 public func cabi_session_remove_preview(_ s: OpaquePointer?, _ id: UInt32) -> Int32 {
     call(s, "camcore_session_remove_preview") { v throws(CamError) in try v.removePreview(id) }
