@@ -18,6 +18,8 @@ class BufferPool: @unchecked Sendable {
         var streaming = true
     }
     private let state: Mutex<State>
+    /// The buffers are exported as DMA-BUF (S37); set once, before frames.
+    var exportsDmabuf = false
     /// Wakes the capture thread to requeue released buffers; nil for pools
     /// whose buffers are simply reused once free (camcore's own memory).
     private let waker: Waker?
@@ -69,6 +71,10 @@ class BufferPool: @unchecked Sendable {
 
     /// Ends streaming: later releases only drop their hold.
     func finishStreaming() { state.withLock { $0.streaming = false; $0.pending.removeAll() } }
+
+    /// Plane `plane` of buffer `slot` as a DMA-BUF fd and offset, for a
+    /// plane starting at `base` (pools that export override it).
+    func dmabuf(slot: Int, plane: Int, base: UnsafeMutableRawPointer?) -> (fd: Int32, offset: Int) { (-1, 0) }
 
     /// Number of buffers the app holds now.
     var heldCount: Int { state.withLock { $0.held.reduce(0) { $0 + ($1 ? 1 : 0) } } }

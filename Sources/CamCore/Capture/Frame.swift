@@ -6,11 +6,6 @@ public struct Plane: @unchecked Sendable {
     public var stride: Int
     /// Bytes of valid data in the plane.
     public var length: Int
-    /// The plane as a DMA-BUF (S37): an fd of the buffer (VIDIOC_EXPBUF)
-    /// and the plane's byte offset in it; -1 when not exported. camcore's
-    /// fd, valid as long as the frame.
-    public var dmabufFD: Int32 = -1
-    public var dmabufOffset: Int = 0
 
     public init(base: UnsafeMutableRawPointer?, stride: Int, length: Int) {
         self.base = base; self.stride = stride; self.length = length
@@ -96,6 +91,17 @@ public struct Frame: @unchecked Sendable {
     /// False for frames the app made (custom source, hook replacement):
     /// camcore does not own their memory, so it cannot keep it.
     public var isRetainable: Bool { pool != nil }
+
+    /// Plane `i` as a DMA-BUF (S37): the fd of its buffer (VIDIOC_EXPBUF)
+    /// and its byte offset there; (-1, 0) when the capture exports none.
+    /// camcore's fd, valid as long as the frame. Worked out from the pool
+    /// when asked, so frames carry nothing extra on the frame path.
+    public var hasDmabuf: Bool { pool?.exportsDmabuf ?? false }
+
+    public func dmabuf(plane i: Int) -> (fd: Int32, offset: Int) {
+        guard i < planeCount, let pool, pool.exportsDmabuf else { return (-1, 0) }
+        return pool.dmabuf(slot: slot, plane: i, base: self.plane(i).base)
+    }
 
     /// Keeps this frame's buffer until the returned object is released
     /// (deinitialised). Safe from any thread, also after the capture stops.

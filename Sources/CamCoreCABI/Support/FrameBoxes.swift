@@ -109,11 +109,14 @@ enum FrameBoxes {
             width: UInt32(f.width), height: UInt32(f.height), plane_count: UInt32(f.planeCount),
             flags: f.flags.rawValue, planes: (plane(f.planes.0), plane(f.planes.1), plane(f.planes.2)),
             timestamp_ns: f.timestampNs, sequence: f.sequence, dropped_before: f.droppedBefore,
-            dmabuf_fd: (f.planeCount > 0 ? f.planes.0.dmabufFD : -1, f.planeCount > 1 ? f.planes.1.dmabufFD : -1,
-                        f.planeCount > 2 ? f.planes.2.dmabufFD : -1),
-            dmabuf_offset: (UInt32(truncatingIfNeeded: f.planes.0.dmabufOffset),
-                            UInt32(truncatingIfNeeded: f.planes.1.dmabufOffset),
-                            UInt32(truncatingIfNeeded: f.planes.2.dmabufOffset)))
+            dmabuf_fd: (-1, -1, -1), dmabuf_offset: (0, 0, 0))
+        // S37: only frames of an exporting capture look further.
+        if f.hasDmabuf {
+            let d0 = f.dmabuf(plane: 0), d1 = f.dmabuf(plane: 1), d2 = f.dmabuf(plane: 2)
+            box.pointee.dmabuf_fd = (d0.fd, d1.fd, d2.fd)
+            box.pointee.dmabuf_offset = (UInt32(truncatingIfNeeded: d0.offset), UInt32(truncatingIfNeeded: d1.offset),
+                                         UInt32(truncatingIfNeeded: d2.offset))
+        }
     }
 
     /// Boxes in chunks that are allocated on demand and never freed, each

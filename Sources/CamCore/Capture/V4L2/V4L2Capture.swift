@@ -42,8 +42,15 @@ final class MappedBuffers: BufferPool, @unchecked Sendable {
 
     func setDmabuf(_ slot: Int, plane: Int, _ fd: Int32) { dmabufs[slot * planesPerBuffer + plane] = fd }
 
-    @inline(__always)
-    func dmabuf(_ slot: Int, _ plane: Int) -> Int32 { dmabufs[slot * planesPerBuffer + plane] }
+    /// Multi-planar buffers: a frame plane is a memory plane with its own
+    /// fd; one-buffer formats: every plane lies in memory plane 0's fd.
+    override func dmabuf(slot: Int, plane: Int, base: UnsafeMutableRawPointer?) -> (fd: Int32, offset: Int) {
+        guard slot < bufferCount else { return (-1, 0) }
+        let mem = planesPerBuffer > 1 ? min(plane, planesPerBuffer - 1) : 0
+        let m = maps[slot * planesPerBuffer + mem]
+        guard let start = m.base, let base else { return (dmabufs[slot * planesPerBuffer + mem], 0) }
+        return (dmabufs[slot * planesPerBuffer + mem], base - start)
+    }
 
     func set(_ slot: Int, plane: Int, _ base: UnsafeMutableRawPointer, length: Int) {
         maps[slot * planesPerBuffer + plane] = MappedPlane(base: base, length: length)
@@ -80,8 +87,6 @@ private final class Stream {
     /// resolved once here, not per frame).
     let planeSplit: PlaneLayout.Split
     let isJPEG: Bool
-    /// Frames carry their buffers' DMA-BUF fds (S37).
-    let exportsDmabuf: Bool
     /// Scratch v4l2_plane array for the capture thread's QBUF/DQBUF.
     let planes = UnsafeMutablePointer<v4l2_plane>.allocate(capacity: Int(VIDEO_MAX_PLANES))
     /// Consecutive polls that reported an error with nothing to dequeue.
@@ -96,9 +101,8 @@ private final class Stream {
     /// frames, so they get poll(), which registers anew on each call. So
     /// does a stream where epoll cannot be set up.
     init(fd: Int32, path: String, waker: Waker, pool: MappedBuffers, bufType: UInt32, format: CaptureFormat,
-         memStrides: [Int], videobuf2: Bool, exportsDmabuf: Bool) {
+         memStrides: [Int], videobuf2: Bool) {
         self.fd = fd; self.path = path; self.waker = waker; self.pool = pool; self.bufType = bufType
-        self.exportsDmabuf = exportsDmabuf
         poolRef = Unmanaged.passUnretained(pool)
         multiplanar = bufType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
         fourcc = format.fourcc; width = format.width; height = format.height
@@ -168,12 +172,8 @@ private final class Stream {
                 let off = Int(planes[i].data_offset)
                 let used = Int(planes[i].bytesused)
                 if used <= off || used > len { flags.insert(.corrupted) }
-                var p = Plane(base: m.base.map { $0 + min(off, len) }, stride: memStrides[i],
+                let p = Plane(base: m.base.map { $0 + min(off, len) }, stride: memStrides[i],
                               length: max(0, min(used, len) - off))
-                if exportsDmabuf {
-                    p.dmabufFD = pool.dmabuf(slot, i)
-                    p.dmabufOffset = min(off, len)
-                }
                 switch i { case 0: ps.0 = p; case 1: ps.1 = p; default: ps.2 = p }
             }
             frame = Frame(fourcc: fourcc, width: width, height: height,
@@ -191,20 +191,6 @@ private final class Stream {
             frame = Frame(fourcc: fourcc, width: width, height: height,
                           planeCount: split.count, planes: split.planes, timestampNs: 0,
                           sequence: b.sequence, flags: flags, poolRef: poolRef, slot: slot)
-        }
-        if exportsDmabuf && !(multiplanar && pool.planesPerBuffer > 1), let base = pool.plane(slot, 0).base {
-            // One buffer split into planes: one fd, each plane at its offset.
-            let fd = pool.dmabuf(slot, 0)
-            frame.planes.0.dmabufFD = fd
-            frame.planes.0.dmabufOffset = frame.planes.0.base.map { $0 - base } ?? 0
-            if frame.planeCount > 1 {
-                frame.planes.1.dmabufFD = fd
-                frame.planes.1.dmabufOffset = frame.planes.1.base.map { $0 - base } ?? 0
-            }
-            if frame.planeCount > 2 {
-                frame.planes.2.dmabufFD = fd
-                frame.planes.2.dmabufOffset = frame.planes.2.base.map { $0 - base } ?? 0
-            }
         }
         frame.timestampNs = V4L2Capture.timestamp(b)
         // S26: a truncated JPEG is no good frame, native output included.
@@ -411,7 +397,7 @@ final class V4L2Capture: CaptureBackend {
         let videobuf2 = req.capabilities & UInt32(V4L2_BUF_CAP_SUPPORTS_MMAP) != 0
         // From here on stop() frees the driver's queue and the mappings.
         let s = Stream(fd: node.fd, path: device.node, waker: waker, pool: pool, bufType: bufType, format: format,
-                       memStrides: memStrides, videobuf2: videobuf2, exportsDmabuf: dmabuf)
+                       memStrides: memStrides, videobuf2: videobuf2)
         stream = s
         format.bufferCount = granted
         var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
@@ -458,6 +444,7 @@ final class V4L2Capture: CaptureBackend {
                     pool.setDmabuf(i, plane: p, e.fd)
                 }
             }
+            pool.exportsDmabuf = true
         }
         for i in 0..<granted { try requeue(i) }
     }
