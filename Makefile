@@ -80,14 +80,14 @@ bench-framepath: stage
 # PipeWire backend vs the V4L2 backend, and the daemons' share.
 bench-pipewire: stage
 	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
-	BENCH_GUEST_SCRIPT=pipewire_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/pipewire
+	BENCH_ROWS=pipewire BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/pipewire
 	@python3 -c 'import json,sys,statistics as st; rs=[json.loads(l) for l in open(sys.argv[1])]; rs=[r for r in rs if "result" in r]; g=lambda b,k: [r["result"][k] for r in rs if r["bench"]==b and k in r["result"]]; v,p=st.median(g("pipewire-v4l2-backend","cpu_ns_per_frame")),st.median(g("pipewire-backend","cpu_ns_per_frame")); d=st.median([r["result"]["daemon_cpu_ns"]/(r["result"]["frames"]+10) for r in rs if r["bench"]=="pipewire-backend"]); print(f"V4L2 backend {v/1e3:9.1f} us/frame (app)\nPipeWire     {p/1e3:9.1f} us/frame (app)  ratio {p/v:.2f}\n  daemons    {d/1e3:9.1f} us/frame  (app+daemons)/V4L2 {(p+d)/v:.2f}")' build/bench/pipewire/guest.jsonl
 
 # The Python rows alone (one guest boot): camcore.py callbacks and pull
 # iterator vs the C program and cv2, CPU per frame.
 bench-python: stage
 	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
-	BENCH_GUEST_SCRIPT=python_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/python
+	BENCH_ROWS=python BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/python
 	@python3 -c 'import json,sys,statistics as st,collections as co; d=co.defaultdict(list); [d[j["bench"]].append(j["result"]["cpu_ns_per_frame"]) for j in map(json.loads, open(sys.argv[1])) if "result" in j]; c=st.median(d["python-c-camcore"]); [print(f"{k:22s} {st.median(v)/1e3:9.1f} us/frame  {st.median(v)/c:6.2f}x C") for k,v in sorted(d.items())]' build/bench/python/guest.jsonl
 
 clean:

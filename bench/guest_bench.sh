@@ -117,14 +117,7 @@ for r in $(seq 0 "$ttff_runs"); do
 done
 
 # --- 4. python ------------------------------------------------------------------
-say "4. python: $small_runs runs x $py_frames frames: camcore.py (callbacks, iterator), cv2 raw, cv2 BGR"
-for r in $(seq 1 "$small_runs"); do
-  rec python-camcore "$r" "$py" bench/py/py_capture.py camcore --device "$v0" --fps 120 --frames "$py_frames"
-  rec python-camcore-iter "$r" "$py" bench/py/py_capture.py camcore-iter --device "$v0" --fps 120 --frames "$py_frames"
-  rec python-cv2 "$r" "$py" bench/py/py_capture.py cv2 --device "$v0" --fps 120 --frames "$py_frames"
-  rec python-cv2-bgr "$r" "$py" bench/py/py_capture.py cv2-bgr --device "$v0" --fps 120 --frames "$py_frames"
-  rec python-c-camcore "$r" "$bin/camcore_capture" --device "$v0" "${common[@]}" --frames "$py_frames" --warmup 10
-done
+guest_bench_python "$small_runs" "$py_frames" "$py"
 
 # --- 6. scale -------------------------------------------------------------------
 say "6. scale: 1, 2, 4 devices, $small_runs runs x $scale_frames frames per device"

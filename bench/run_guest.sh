@@ -10,7 +10,8 @@
 # --kernel` (qemu-system-x86, linux-image-amd64, virtme-ng, busybox-static,
 # v4l-utils, v4l2loopback-dkms). Environment: BENCH_GUEST_TIMEOUT (s, 900),
 # CAMCORE_KERNEL_IMAGE, BENCH_GUEST_SCRIPT (the script to run in the guest,
-# default guest_bench.sh; framepath_guest.sh runs only the frame path), and
+# default guest_bench.sh; framepath_guest.sh runs only the frame path,
+# rows_guest.sh one group of rows named by BENCH_ROWS), and
 # the BENCH_* knobs those scripts read.
 #
 # The guest runs in QEMU's icount mode (-icount shift=0,sleep=off, one vCPU):
@@ -49,7 +50,7 @@ rm -f "$results/status" "$results/guest.jsonl"
 
 guest_cmd="CAMCORE_REPO=$(printf '%q' "$repo") BENCH_RESULTS=$(printf '%q' "$results")"
 guest_cmd+=" CAMCORE_PYTHON=$(printf '%q' "$python")"
-for v in BENCH_RUNS BENCH_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE BENCH_TTFF; do
+for v in BENCH_RUNS BENCH_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE BENCH_TTFF BENCH_ROWS; do
   [ -n "${!v:-}" ] && guest_cmd+=" $v=$(printf '%q' "${!v}")"
 done
 guest_cmd+=" bash $(printf '%q' "$here/${BENCH_GUEST_SCRIPT:-guest_bench.sh}")"

@@ -179,14 +179,13 @@ struct ccpw_core {
     size_t n_nodes;
     int alive;
     int sync_seq, synced; /* the round trip that ends a wait */
-    /* enum_formats in progress (under the loop lock) */
-    ccpw_format *fmt_out;
-    size_t fmt_cap;
-    int fmt_count;
-    /* enum_controls in progress (under the loop lock) */
-    ccpw_control *ctl_out;
-    size_t ctl_cap;
-    int ctl_count;
+    /* The node request in progress (node_request, under the loop lock): the
+     * param it collects (EnumFormat into ccpw_format, PropInfo into
+     * ccpw_control; 0 for none) and where. */
+    uint32_t got_param;
+    void *got;
+    size_t got_cap;
+    int got_count;
 };
 
 static void copy_prop(char *dst, size_t n, const struct spa_dict *props, const char *key)
@@ -484,9 +483,9 @@ static void add_format(struct ccpw_core *c, uint32_t fourcc, const struct spa_po
             }
         }
     }
-    if ((size_t)c->fmt_count < c->fmt_cap)
-        c->fmt_out[c->fmt_count] = f;
-    c->fmt_count++;
+    if ((size_t)c->got_count < c->got_cap)
+        ((ccpw_format *)c->got)[c->got_count] = f;
+    c->got_count++;
 }
 
 /* The V4L2 control a SPA prop key of PipeWire's V4L2 source stands for
@@ -586,9 +585,9 @@ static void add_control(struct ccpw_core *c, const struct spa_pod_object *obj)
     }
     if (k.type == 3 && k.item_count == 0)
         return;
-    if ((size_t)c->ctl_count < c->ctl_cap)
-        c->ctl_out[c->ctl_count] = k;
-    c->ctl_count++;
+    if ((size_t)c->got_count < c->got_cap)
+        ((ccpw_control *)c->got)[c->got_count] = k;
+    c->got_count++;
 }
 
 static void on_node_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next,
@@ -602,6 +601,8 @@ static void on_node_param(void *data, int seq, uint32_t id, uint32_t index, uint
     (void)seq;
     (void)index;
     (void)next;
+    if (id != c->got_param)
+        return;
     if (id == SPA_PARAM_PropInfo && param && spa_pod_is_object(param)) {
         add_control(c, obj);
         return;
@@ -631,67 +632,67 @@ static const struct pw_node_events node_events = {
     .param = on_node_param,
 };
 
-/* With the loop locked: a proxy of the node, listened to by node_events. */
-static struct pw_node *bind_node(struct ccpw_core *c, uint32_t node_id, struct spa_hook *listener, char *err,
-                                 size_t errlen)
-{
-    struct pw_node *node;
-
-    if (!c->alive) {
-        say(err, errlen, "the PipeWire daemon went away%s%s", NULL, 0);
-        return NULL;
-    }
-    node = pw_registry_bind(c->registry, node_id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
-    if (!node) {
-        say(err, errlen, "cannot bind PipeWire node%s: %s", NULL, -errno);
-        return NULL;
-    }
-    spa_zero(*listener);
-    pw_node_add_listener(node, listener, &node_events, c);
-    return node;
-}
-
-int ccpw_enum_controls(ccpw_core *c, uint32_t node_id, int timeout_ms, ccpw_control *out, size_t cap,
-                       char *err, size_t errlen)
+/* One request to a node and the round trip that ends it: EnumParams of
+ * param_id collected into out (cap entries; set NULL), or SetParam of
+ * param_id (set). Binds a proxy of the node for it, all under the loop
+ * lock. Returns how many params came (also past cap), or -1 with err
+ * naming `what`. */
+static int node_request(struct ccpw_core *c, uint32_t node_id, uint32_t param_id, const struct spa_pod *set,
+                        void *out, size_t cap, int timeout_ms, const char *what, char *err, size_t errlen)
 {
     struct pw_node *node;
     struct spa_hook listener;
     int r, count;
 
     pw.pw_thread_loop_lock(c->loop);
-    node = bind_node(c, node_id, &listener, err, errlen);
-    if (!node) {
+    if (!c->alive) {
         pw.pw_thread_loop_unlock(c->loop);
+        say(err, errlen, "the PipeWire daemon went away%s%s", NULL, 0);
         return -1;
     }
-    c->ctl_out = out;
-    c->ctl_cap = cap;
-    c->ctl_count = 0;
-    pw_node_enum_params(node, 0, SPA_PARAM_PropInfo, 0, UINT32_MAX, NULL);
-    r = roundtrip(c, timeout_ms);
+    node = pw_registry_bind(c->registry, node_id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
+    if (!node) {
+        r = -errno;
+        pw.pw_thread_loop_unlock(c->loop);
+        say(err, errlen, "cannot bind PipeWire node%s: %s", NULL, r);
+        return -1;
+    }
+    spa_zero(listener);
+    pw_node_add_listener(node, &listener, &node_events, c);
+    c->got_param = set ? 0 : param_id;
+    c->got = out;
+    c->got_cap = cap;
+    c->got_count = 0;
+    r = set ? pw_node_set_param(node, param_id, 0, set) : pw_node_enum_params(node, 0, param_id, 0, UINT32_MAX, NULL);
+    if (r >= 0)
+        r = roundtrip(c, timeout_ms);
     spa_hook_remove(&listener);
     pw.pw_proxy_destroy((struct pw_proxy *)node);
-    count = c->ctl_count;
-    c->ctl_out = NULL;
-    c->ctl_cap = 0;
+    count = c->got_count;
+    c->got_param = 0;
+    c->got = NULL;
+    c->got_cap = 0;
     pw.pw_thread_loop_unlock(c->loop);
     if (r < 0) {
-        say(err, errlen, "PropInfo of a PipeWire node%s: %s", NULL, r);
+        say(err, errlen, "%s of a PipeWire node: %s", what, r);
         return -1;
     }
     return count;
 }
 
+int ccpw_enum_controls(ccpw_core *c, uint32_t node_id, int timeout_ms, ccpw_control *out, size_t cap,
+                       char *err, size_t errlen)
+{
+    return node_request(c, node_id, SPA_PARAM_PropInfo, NULL, out, cap, timeout_ms, "PropInfo", err, errlen);
+}
+
 int ccpw_set_control(ccpw_core *c, uint32_t node_id, uint32_t prop_id, int boolean, int32_t value,
                      int timeout_ms, char *err, size_t errlen)
 {
-    struct pw_node *node;
-    struct spa_hook listener;
     uint8_t buffer[256];
     struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
     struct spa_pod_frame f;
     struct spa_pod *props;
-    int r;
 
     spa_pod_builder_push_object(&b, &f, SPA_TYPE_OBJECT_Props, SPA_PARAM_Props);
     spa_pod_builder_prop(&b, prop_id, 0);
@@ -700,54 +701,14 @@ int ccpw_set_control(ccpw_core *c, uint32_t node_id, uint32_t prop_id, int boole
     else
         spa_pod_builder_int(&b, value);
     props = spa_pod_builder_pop(&b, &f);
-    pw.pw_thread_loop_lock(c->loop);
-    node = bind_node(c, node_id, &listener, err, errlen);
-    if (!node) {
-        pw.pw_thread_loop_unlock(c->loop);
-        return -1;
-    }
-    r = pw_node_set_param(node, SPA_PARAM_Props, 0, props);
-    if (r >= 0)
-        r = roundtrip(c, timeout_ms);
-    spa_hook_remove(&listener);
-    pw.pw_proxy_destroy((struct pw_proxy *)node);
-    pw.pw_thread_loop_unlock(c->loop);
-    if (r < 0) {
-        say(err, errlen, "setting a control of a PipeWire node%s: %s", NULL, r);
-        return -1;
-    }
-    return 0;
+    return node_request(c, node_id, SPA_PARAM_Props, props, NULL, 0, timeout_ms, "setting a control", err, errlen) < 0
+               ? -1 : 0;
 }
 
 int ccpw_enum_formats(ccpw_core *c, uint32_t node_id, int timeout_ms, ccpw_format *out, size_t cap,
                       char *err, size_t errlen)
 {
-    struct pw_node *node;
-    struct spa_hook listener;
-    int r, count;
-
-    pw.pw_thread_loop_lock(c->loop);
-    node = bind_node(c, node_id, &listener, err, errlen);
-    if (!node) {
-        pw.pw_thread_loop_unlock(c->loop);
-        return -1;
-    }
-    c->fmt_out = out;
-    c->fmt_cap = cap;
-    c->fmt_count = 0;
-    pw_node_enum_params(node, 0, SPA_PARAM_EnumFormat, 0, UINT32_MAX, NULL);
-    r = roundtrip(c, timeout_ms);
-    spa_hook_remove(&listener);
-    pw.pw_proxy_destroy((struct pw_proxy *)node);
-    count = c->fmt_count;
-    c->fmt_out = NULL;
-    c->fmt_cap = 0;
-    pw.pw_thread_loop_unlock(c->loop);
-    if (r < 0) {
-        say(err, errlen, "EnumFormat of a PipeWire node%s: %s", NULL, r);
-        return -1;
-    }
-    return count;
+    return node_request(c, node_id, SPA_PARAM_EnumFormat, NULL, out, cap, timeout_ms, "EnumFormat", err, errlen);
 }
 
 /* ------------------------------------------------------------------ */

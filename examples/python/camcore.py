@@ -2413,6 +2413,31 @@ def _timeout_ms(timeout: Optional[float]) -> int:
     return min(int(timeout * 1000), _I32_MAX)
 
 
+def _count_arg(count: Optional[int]) -> None:
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
+
+
+def _pulled(acquire, args: tuple, count: Optional[int], what: str):
+    """Yields `count` frames (None: no end) taken with acquire(*args, &frame), each
+    released when the next is asked for or the loop ends (frames(), preview_frames())."""
+    out = POINTER(camcore_frame)()
+    prev = None
+    n = 0
+    try:
+        while count is None or n < count:
+            if prev is not None:
+                prev.release()
+                prev = None
+            _check(acquire(*args, byref(out)), what)
+            prev = RetainedFrame(POINTER(camcore_frame)(out.contents))
+            n += 1
+            yield prev
+    finally:
+        if prev is not None:
+            prev.release()
+
+
 def _capturer_start_pull(self: "Capturer", fourcc: Union[str, int] = "YUYV", width: int = 640,
                          height: int = 480, fps: Union[int, Fraction, float, Tuple[int, int], None] = 30,
                          buffer_count: int = 4, output: Union[str, int, None] = None,
@@ -2467,27 +2492,13 @@ def _capturer_frames(self: "Capturer", count: Optional[int] = None, fourcc: Unio
     back then); frame.retain() keeps one longer, frame.copy() copies it.
     Numpy views keep their frame's buffer while they exist (counted among the
     `depth` frames held). Raises as start_pull() and acquire()."""
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-        raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
+    _count_arg(count)
     ms = _timeout_ms(timeout)
     self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf)
-    h = self._h()
-    acquire = _lib.camcore_capturer_acquire_frame
-    out = POINTER(camcore_frame)()
-    prev = None
-    n = 0
     try:
-        while count is None or n < count:
-            if prev is not None:
-                prev.release()
-                prev = None
-            _check(acquire(h, ms, byref(out)), "camcore_capturer_acquire_frame")
-            prev = RetainedFrame(POINTER(camcore_frame)(out.contents))
-            n += 1
-            yield prev
+        yield from _pulled(_lib.camcore_capturer_acquire_frame, (self._h(), ms), count,
+                           "camcore_capturer_acquire_frame")
     finally:
-        if prev is not None:
-            prev.release()
         if not self.closed:
             self.stop()
 
@@ -2499,8 +2510,7 @@ async def _capturer_aframes(self: "Capturer", count: Optional[int] = None, fourc
     """frames() for asyncio: waits on frame_fd() with the running loop's
     add_reader, so the loop runs other tasks between frames."""
     import asyncio
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-        raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
+    _count_arg(count)
     _timeout_ms(timeout)
     loop = asyncio.get_running_loop()
     self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf)
@@ -2587,27 +2597,13 @@ def _session_preview_frames(self, count: Optional[int] = None, depth: int = 2,
     """Adds a pull preview, yields `count` of its frames (None: until the loop
     ends), then removes it (the camera turns off if nothing else needs it).
     Each frame is valid until the next iteration unless retained."""
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-        raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
+    _count_arg(count)
     ms = _timeout_ms(timeout)
     pid = self.add_preview_pull(depth)
-    h = self._h()
-    acquire = _lib.camcore_session_acquire_preview_frame
-    out = POINTER(camcore_frame)()
-    prev = None
-    n = 0
     try:
-        while count is None or n < count:
-            if prev is not None:
-                prev.release()
-                prev = None
-            _check(acquire(h, pid, ms, byref(out)), "camcore_session_acquire_preview_frame")
-            prev = RetainedFrame(POINTER(camcore_frame)(out.contents))
-            n += 1
-            yield prev
+        yield from _pulled(_lib.camcore_session_acquire_preview_frame, (self._h(), pid, ms), count,
+                           "camcore_session_acquire_preview_frame")
     finally:
-        if prev is not None:
-            prev.release()
         if not self.closed:
             self.remove_preview(pid)
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs inside the QEMU guest: one group of the benchmark's rows alone, as
+# BENCH_ROWS says: "pipewire" (row 7, guest_bench_pipewire) or "python"
+# (row 4, guest_bench_python). Started by `bash bench/run_guest.sh DIR` with
+# BENCH_GUEST_SCRIPT=rows_guest.sh (`make bench-pipewire`, `make
+# bench-python`). Appends JSON lines to $BENCH_RESULTS/guest.jsonl.
+#
+# env: CAMCORE_REPO, BENCH_RESULTS, CAMCORE_PYTHON, BENCH_ROWS; BENCH_RUNS
+# (pipewire 3, python 2), BENCH_FRAMES (pipewire 300, python 200).
+set -uo pipefail
+repo=${CAMCORE_REPO:?}
+res=${BENCH_RESULTS:?}
+py=${CAMCORE_PYTHON:-python3}
+bin=$repo/build/bench
+out=$res/guest.jsonl
+errlog=$res/stderr.log
+status=1
+trap 'echo "$status" > "$res/status"; sync' EXIT
+say() { printf 'guest: %s\n' "$*"; }
+unset CAMCORE_SYNTHETIC_CAMERA
+export PYTHONPATH="$repo/examples/python${PYTHONPATH:+:$PYTHONPATH}"
+export LD_LIBRARY_PATH="$repo/build/prefix/lib"
+export PYTHONDONTWRITEBYTECODE=1
+
+. "$repo/bench/guest_lib.sh"
+guest_start_udevd
+guest_load_vivid4
+case "${BENCH_ROWS:-}" in
+  pipewire) guest_bench_pipewire "${BENCH_RUNS:-3}" "${BENCH_FRAMES:-300}" "$py" ;;
+  python) guest_bench_python "${BENCH_RUNS:-2}" "${BENCH_FRAMES:-200}" "$py" ;;
+  *) say "BENCH_ROWS='${BENCH_ROWS:-}': pipewire or python"; exit 1 ;;
+esac
+status=0
