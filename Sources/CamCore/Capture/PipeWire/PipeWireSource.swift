@@ -122,6 +122,10 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     private func nodeChanged(_ added: Bool, _ node: ccpw_node) {
         let id = idPrefix + PipeWireSource.key(node)
         let arrived = added ? described([node]).first : nil
+        // The V4L2 node it wraps, when V4L2 does not list it yet (udev may
+        // still be making it): the watch thread waits for it (`wrapped`).
+        let path = PipeWireSource.string(node.device_path)
+        let pending = (arrived.map { $0.v4l2ID == nil } ?? false) ? path : ""
         // Handed to the watches' threads, not delivered here: an observer
         // calling back in (formats, open) needs this loop thread running.
         state.withLock { s in
@@ -133,8 +137,25 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
                 guard let d = s.known.removeValue(forKey: id) else { return }
                 change = .removed(d)
             }
-            for w in s.watches.values { w.enqueue(change) }
+            for w in s.watches.values { w.enqueue(change, wrapping: pending) }
         }
+    }
+
+    /// `d` as it arrived, with the V4L2 device at `path` it wraps once V4L2
+    /// lists it: waits up to 2 s (on the watch thread). What is known of it
+    /// is updated too, so its removal reports the same.
+    fileprivate func wrapped(_ d: DeviceInfo, path: String) -> DeviceInfo {
+        for _ in 0..<20 {
+            if let v = DeviceEnumerator.captureDevices().first(where: { $0.node == path }) {
+                var got = d
+                PipeWireSource.adopt(v, into: &got)
+                state.withLock { s in if s.known[d.id] != nil { s.known[d.id] = got } }
+                return got
+            }
+            var ts = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+            nanosleep(&ts, nil)
+        }
+        return d
     }
 
     /// A NUL-terminated message buffer as a String.
@@ -180,16 +201,19 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         var d = DeviceInfo(id: idPrefix + PipeWireSource.key(n), name: description.isEmpty ? name : description, node: name,
                            busInfo: PipeWireSource.string(n.bus_path), driver: driver.isEmpty ? "pipewire" : driver,
                            type: virtualDrivers.contains(driver) ? .virtual : .external, position: .unknown)
-        if let v {
-            d.v4l2ID = v.id
-            d.driver = v.driver
-            if d.busInfo.isEmpty { d.busInfo = v.busInfo }
-            d.usbVendorID = v.usbVendorID
-            d.usbProductID = v.usbProductID
-            d.type = v.type
-            d.position = v.position
-        }
+        if let v { PipeWireSource.adopt(v, into: &d) }
         return d
+    }
+
+    /// What a node over V4L2 device `v` takes from it.
+    private static func adopt(_ v: DeviceInfo, into d: inout DeviceInfo) {
+        d.v4l2ID = v.id
+        d.driver = v.driver
+        if d.busInfo.isEmpty { d.busInfo = v.busInfo }
+        d.usbVendorID = v.usbVendorID
+        d.usbProductID = v.usbProductID
+        d.type = v.type
+        d.position = v.position
     }
 
     private func nodes() -> [ccpw_node] {
@@ -321,7 +345,9 @@ final class PipeWireWatch: SourceWatch, @unchecked Sendable {
     private let observer: @Sendable (DeviceChange) -> Void
     private let stopping = Atomic<Bool>(false)
     private let waker: Waker
-    private let queue = Mutex<[DeviceChange]>([])
+    /// Changes to deliver, each with the V4L2 node an arrival wraps but
+    /// whose V4L2 device was not listed yet ("" for none).
+    private let queue = Mutex<[(DeviceChange, String)]>([])
     private var thread: CaptureThread?
 
     init(source: PipeWireSource, token: Int, observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) {
@@ -333,8 +359,8 @@ final class PipeWireWatch: SourceWatch, @unchecked Sendable {
     }
 
     /// Queues a change for the thread (from the loop thread).
-    func enqueue(_ c: DeviceChange) {
-        queue.withLock { $0.append(c) }
+    func enqueue(_ c: DeviceChange, wrapping path: String) {
+        queue.withLock { $0.append((c, path)) }
         waker.wake()
     }
 
@@ -345,8 +371,12 @@ final class PipeWireWatch: SourceWatch, @unchecked Sendable {
             _ = poll(&p, 1, 500)
             waker.drain()
             while !stopping.load(ordering: .acquiring),
-                  let c = queue.withLock({ q -> DeviceChange? in q.isEmpty ? nil : q.removeFirst() }) {
-                observer(c)
+                  let (c, path) = queue.withLock({ q -> (DeviceChange, String)? in q.isEmpty ? nil : q.removeFirst() }) {
+                if case .added(let d) = c, !path.isEmpty {
+                    observer(.added(source.wrapped(d, path: path)))
+                } else {
+                    observer(c)
+                }
             }
         }
     }
