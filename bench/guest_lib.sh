@@ -127,5 +127,7 @@ guest_bench_python() {
     done
     rec python-c-camcore "$r" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 120 \
         --frames "$frames" --warmup 10
+    rec python-c-camcore-pull "$r" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 120 \
+        --frames "$frames" --warmup 10 --pull
   done
 }

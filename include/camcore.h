@@ -223,6 +223,70 @@ typedef struct camcore_fraction {
 char *camcore_fourcc_to_string(uint32_t fourcc, char out[5]);
 
 /* ------------------------------------------------------------------ */
+/* Threads                                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Hooks run on every thread camcore starts: capture and session threads
+ * (they call on_frame and the session callbacks), the camera queue, the
+ * hot-plug monitor, control-event threads and the PipeWire/portal
+ * watchers. A language runtime attaches each thread once here instead of
+ * on every callback: Python keeps one thread state per thread (without it
+ * every ctypes callback creates and destroys one), Java calls
+ * AttachCurrentThread/DetachCurrentThread; an app may also name threads
+ * or set their priority. Fill with camcore_thread_hooks_init(). \since 0.1
+ */
+typedef struct camcore_thread_hooks {
+    /** sizeof(camcore_thread_hooks). */
+    uint32_t struct_size;
+    /** Passed to both hooks. Must stay valid until every thread started
+     *  with these hooks has ended (after the last capturer, session and
+     *  manager is stopped and freed). */
+    void *user_data;
+    /**
+     * Called on the new thread before anything else; NULL: nothing. `name`
+     * (static, also the thread's pthread name) says what the thread does:
+     * "camcore-capture" calls on_frame/session callbacks per frame (a
+     * capturer started with callbacks, a session's camera); "camcore-pull"
+     * fills a pull queue and calls nothing; "camcore-queue",
+     * "camcore-hotplug", "camcore-control", "camcore-pw", "camcore-portal"
+     * call the app rarely (state, hot-plug, control and permission events).
+     */
+    void (*on_thread_start)(void *user_data, const char *name);
+    /** Called on the same thread as the last thing it does, after its last
+     *  callback, with the same name; NULL: nothing. */
+    void (*on_thread_stop)(void *user_data, const char *name);
+} camcore_thread_hooks;
+
+/**
+ * Fills a hooks struct: struct_size set, all else NULL.
+ *
+ * \param hooks the struct; NULL is ignored.
+ * \threadsafety Safe from any thread.
+ * \since 0.1
+ */
+void camcore_thread_hooks_init(camcore_thread_hooks *hooks);
+
+/**
+ * Installs thread hooks for the whole process, for the threads camcore
+ * starts from now on; NULL removes them. Threads already running keep the
+ * hooks they started with and call that set's on_thread_stop when they
+ * end, so replacing the hooks never leaves a thread without its stop.
+ * There is one set per process: a later call replaces an earlier one.
+ * The hooks must not call camcore functions that stop or free the object
+ * whose thread runs them (a stop hook runs after that object's last
+ * callback).
+ *
+ * \param hooks the hooks (copied), or NULL.
+ * \returns CAMCORE_OK, or CAMCORE_E_INVALID_ARG for a struct_size below the
+ *          first version's (message: call camcore_thread_hooks_init()).
+ * \threadsafety Safe from any thread; takes effect for threads started
+ *          after it returns.
+ * \since 0.1
+ */
+int camcore_set_thread_hooks(const camcore_thread_hooks *hooks);
+
+/* ------------------------------------------------------------------ */
 /* Manager                                                             */
 /* ------------------------------------------------------------------ */
 

@@ -16,7 +16,7 @@ STRUCTS = ["camcore_fraction", "camcore_manager_config", "camcore_device_info",
            "camcore_device_list", "camcore_format", "camcore_format_list", "camcore_plane",
            "camcore_frame", "camcore_frame_callbacks", "camcore_capture_config",
            "camcore_capture_format", "camcore_capture_stats", "camcore_preference",
-           "camcore_setting", "camcore_pixel_format_info"]
+           "camcore_setting", "camcore_pixel_format_info", "camcore_thread_hooks"]
 
 
 def c_layout(tmp_path):

@@ -11,6 +11,8 @@
  *                                                calls libyuv / TurboJPEG
  *                                                itself (the reference)
  *                   [--first-frame] [--callgrind] [--timeout 120]
+ *                   [--pull]   frames taken with camcore_capturer_acquire_frame()
+ *                              on the main thread (S36), one device
  *
  * Each frame is touched (one byte read) in the callback, as bare_capture
  * does. CPU (getrusage user+sys, all threads) and wall time are taken from
@@ -149,6 +151,7 @@ static void fail(const char *what, int rc)
 
 int main(int argc, char **argv)
 {
+    int pull = 0;
     const char *want[MAX_DEVS];
     int ndev = 0;
     uint32_t fourcc = BENCH_YUYV, w = 640, h = 480, fps = 120, frames = 300, warmup = 10, nbufs = 4;
@@ -170,6 +173,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--app-convert") && v) { g.app_convert = bench_parse_fourcc(v); i++; }
         else if (!strcmp(a, "--first-frame")) g.first_frame = 1;
         else if (!strcmp(a, "--callgrind")) g.callgrind = 1;
+        else if (!strcmp(a, "--pull")) pull = 1;
         else if (!strcmp(a, "--timeout") && v) { timeout_s = atoi(v); i++; }
         else { fprintf(stderr, "camcore_capture: bad argument %s\n", a); return 2; }
     }
@@ -215,6 +219,11 @@ int main(int argc, char **argv)
             }
             caps[i].have_conv = 1;
         }
+        if (pull) {
+            if (ndev != 1 || g.first_frame) { fprintf(stderr, "camcore_capture: --pull takes one device\n"); return 2; }
+            if ((rc = camcore_capturer_start_pull(caps[i].c, &cfg, 2))) fail("camcore_capturer_start_pull", rc);
+            break;
+        }
         camcore_frame_callbacks cb;
         camcore_frame_callbacks_init(&cb);
         cb.user_data = &caps[i];
@@ -222,7 +231,23 @@ int main(int argc, char **argv)
         cb.on_error = on_error;
         if ((rc = camcore_capturer_start(caps[i].c, &cfg, &cb))) fail("camcore_capturer_start", rc);
     }
-    int ok = wait_done(timeout_s) == 0;
+    int ok;
+    if (pull) {
+        /* The same per-frame work as on_frame, on this thread. */
+        ok = 1;
+        for (uint64_t k = 0; k < g.warmup + g.want; k++) {
+            const camcore_frame *f = NULL;
+            if ((rc = camcore_capturer_acquire_frame(caps[0].c, timeout_s * 1000, &f))) {
+                fprintf(stderr, "camcore_capture: acquire: %s\n", camcore_strerror(rc));
+                ok = 0;
+                break;
+            }
+            on_frame(&caps[0], f);
+            camcore_frame_release(f);
+        }
+    } else {
+        ok = wait_done(timeout_s) == 0;
+    }
     uint64_t t_done = bench_now_ns();
     long hwm = bench_status_kb("VmHWM"), rss = bench_status_kb("VmRSS");
 

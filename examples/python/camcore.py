@@ -58,6 +58,7 @@ import dataclasses
 import logging
 import operator
 import os
+import sys
 import threading
 import weakref
 from ctypes import (
@@ -78,7 +79,7 @@ from ctypes import (
     sizeof,
 )
 from fractions import Fraction
-from typing import Callable, List, Optional, Tuple, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -488,6 +489,66 @@ def _check_version() -> None:
 
 
 _check_version()
+
+
+# --------------------------------------------------------------------------
+# Thread hooks: one Python thread state per capture thread
+# --------------------------------------------------------------------------
+# A ctypes callback on a thread Python does not know creates a thread state
+# on entry and destroys it on return (PyGILState_Ensure/Release): a third of
+# the cost of a frame callback. camcore_set_thread_hooks lets camcore.py take
+# one more PyGILState hold when a capture thread starts, so the state lives
+# as long as the thread, and give it back as the thread ends. Only threads
+# named "camcore-capture" (they call on_frame per frame) are attached; their
+# capturers and sessions are closed at exit (atexit below), before Python
+# finalizes. Another user of the library in this process that installs its
+# own hooks replaces these (frames still arrive; each callback then pays
+# for its thread state again).
+
+class camcore_thread_hooks(Structure):
+    """Hooks run on each thread camcore starts (camcore_thread_hooks)."""
+
+    _fields_ = [("struct_size", c_uint32), ("user_data", c_void_p),
+                ("on_thread_start", CFUNCTYPE(None, c_void_p, c_char_p)),
+                ("on_thread_stop", CFUNCTYPE(None, c_void_p, c_char_p))]
+
+
+_THREAD_HOOK = CFUNCTYPE(None, c_void_p, c_char_p)
+_lib.camcore_thread_hooks_init.restype = None
+_lib.camcore_thread_hooks_init.argtypes = [POINTER(camcore_thread_hooks)]
+_lib.camcore_set_thread_hooks.restype = c_int
+_lib.camcore_set_thread_hooks.argtypes = [POINTER(camcore_thread_hooks)]
+_PROTOTYPES.extend([("camcore_thread_hooks_init", None, [POINTER(camcore_thread_hooks)]),
+                    ("camcore_set_thread_hooks", c_int, [POINTER(camcore_thread_hooks)])])
+
+_gil_ensure = ctypes.pythonapi.PyGILState_Ensure
+_gil_ensure.restype = c_int
+_gil_ensure.argtypes = []
+_gil_release = ctypes.pythonapi.PyGILState_Release
+_gil_release.restype = None
+_gil_release.argtypes = [c_int]
+_thread_hold = threading.local()
+
+
+def _on_thread_start(_user_data, name) -> None:
+    if name == b"camcore-capture":
+        # Inside this callback the thread has a state; one more hold keeps it.
+        _thread_hold.state = _gil_ensure()
+
+
+def _on_thread_stop(_user_data, name) -> None:
+    state = getattr(_thread_hold, "state", None)
+    if state is not None:
+        del _thread_hold.state
+        _gil_release(state)   # this callback's own hold ends the state on return
+
+
+_thread_hook_fns = (_THREAD_HOOK(_on_thread_start), _THREAD_HOOK(_on_thread_stop))
+_thread_hooks = camcore_thread_hooks()
+_lib.camcore_thread_hooks_init(byref(_thread_hooks))
+_thread_hooks.on_thread_start, _thread_hooks.on_thread_stop = _thread_hook_fns
+if os.environ.get("CAMCORE_PY_THREAD_HOOKS", "1") != "0":
+    _lib.camcore_set_thread_hooks(byref(_thread_hooks))
 
 #: The path (or loader name) libcamcore was loaded from.
 library_path: str = _lib_path
@@ -1042,28 +1103,18 @@ class CapturedFrame:
 
 
 class _Pixels:
-    """What keeps the memory of a frame's numpy views readable: one retain of
-    the frame (camcore_frame_retain), given back (camcore_frame_release) when
-    the last view and the frame object that made it are garbage-collected; or,
-    for a frame the app pushed (S21), the pushed array itself.
-
-    Every view's base is a ctypes array carrying a reference to this object,
-    so slices, reshapes, memoryviews and np.asarray() of a view keep it too.
+    """What keeps a frame's buffer out of the capture queue while numpy views
+    of it exist: one retain of the frame (camcore_frame_retain, or the hold
+    of an acquired frame), given back (camcore_frame_release) when this
+    object is garbage-collected; or, for a frame the app pushed (S21), the
+    pushed array itself.
     """
 
-    __slots__ = ("_retained", "_owner")
+    __slots__ = ("_retained", "_owner", "__weakref__")
 
     def __init__(self, retained=None, owner=None):
         self._retained = retained
         self._owner = owner
-
-    def view(self, address: int, length: int) -> np.ndarray:
-        """Read-only 1-D uint8 view of length bytes at address (memory this object keeps)."""
-        buf = (c_uint8 * length).from_address(address)
-        buf._pixels = self
-        v = np.frombuffer(buf, dtype=np.uint8)
-        v.flags.writeable = False
-        return v
 
     def __del__(self):
         r, self._retained = self._retained, None
@@ -1077,6 +1128,11 @@ class _Pixels:
 # The array push_frame() is pushing on this thread: pushed frames reach the sink
 # on the pushing thread, during the push, in that array's memory.
 _push_tls = threading.local()
+_get_ident = threading.get_ident
+# How many push_frame() calls are in progress (any thread): while none is, a
+# frame's views skip the look at _push_tls.
+_pushing = 0
+_pushing_lock = threading.Lock()
 
 
 def _pushed_owner(c: camcore_frame) -> Optional[np.ndarray]:
@@ -1093,23 +1149,102 @@ def _pushed_owner(c: camcore_frame) -> Optional[np.ndarray]:
     return owner
 
 
+# --------------------------------------------------------------------------
+# Numpy views of frame buffers, made once per buffer and reused
+# --------------------------------------------------------------------------
+# A capture cycles through a few buffers (buffer_count), so the views of a
+# buffer are made the first time a frame lands in it and handed to every
+# later frame in the same buffer: no ctypes array, numpy object or retain
+# per frame. When a frame's validity ends (its callback returns, the pull
+# loop moves on, release()) camcore.py looks whether anything outside this
+# cache still refers to the views it handed out (sys.getrefcount: numpy
+# views of views, slices and memoryviews all hold a reference to one of
+# them). If something does, the views "escape": the frame's buffer is kept
+# for them (one retain, given back when they are collected) and the buffer
+# gets new views next time. So a view never reads a buffer that went back
+# to the driver, as before, and the common case costs a few dict and
+# refcount look-ups.
+
+_getrefcount = sys.getrefcount
+# Orders the hand-out of a view against the end of the frame handing it out
+# (another thread may read a frame while its callback returns).
+_views_lock = threading.Lock()
+_views: Dict[Tuple[int, int], "_BufferViews"] = {}
+_VIEWS_MAX = 64   # buffers remembered; more (many streams) starts again
+
+
+class _BufferViews:
+    """The read-only numpy views of one plane's memory: flat (1-D uint8) and,
+    for plane 0, shaped as Frame.array is (see _shaped)."""
+
+    __slots__ = ("key", "shape_key", "buf", "flat", "shaped", "counts")
+
+    def __init__(self, address: int, length: int, shape_key):
+        self.key = (address, length)
+        self.shape_key = shape_key
+        buf = (c_uint8 * length).from_address(address)
+        flat = np.frombuffer(buf, dtype=np.uint8)
+        flat.flags.writeable = False
+        self.buf = buf
+        self.flat = flat
+        self.shaped = _shaped(shape_key[0], shape_key[1], shape_key[2], shape_key[3], flat) \
+            if shape_key is not None else None
+        del buf, flat
+        # The reference counts while only this object refers to them.
+        self.counts = (_getrefcount(self.buf), _getrefcount(self.flat),
+                       _getrefcount(self.shaped) if self.shaped is not None else 0)
+
+    def escaped(self) -> bool:
+        """Whether something outside this cache refers to the views."""
+        c = self.counts
+        return (_getrefcount(self.buf) != c[0] or _getrefcount(self.flat) != c[1]
+                or (self.shaped is not None and _getrefcount(self.shaped) != c[2]))
+
+    def keep(self, pixels: Optional[_Pixels]) -> None:
+        """The views escaped: they keep `pixels` (the buffer) and leave the cache."""
+        if pixels is not None:
+            self.buf._pixels = pixels
+        if _views.get(self.key) is self:
+            del _views[self.key]
+
+
+def _buffer_views(address: int, length: int, shape_key) -> _BufferViews:
+    """The cached views of (address, length), made when none fit. Called with
+    _views_lock held, for a frame that is valid (its buffer is mapped)."""
+    v = _views.get((address, length))
+    if v is None or (shape_key is not None and v.shape_key != shape_key):
+        if len(_views) >= _VIEWS_MAX:
+            _views.clear()
+        v = _views[(address, length)] = _BufferViews(address, length, shape_key)
+    return v
+
+
+def _keep_escaped(used, pixels: Optional[_Pixels]) -> bool:
+    """Gives `pixels` to each escaped one of `used` (views handed out by a frame
+    whose validity ended). True if any escaped."""
+    any_escaped = False
+    for v in used:
+        if v.escaped():
+            v.keep(pixels)
+            any_escaped = True
+    return any_escaped
+
+
 class _FrameBase:
     """Shared read-only view of a camcore_frame.
 
     The description is copied when the object is made (reading it never
     touches library memory); the pixels stay in the library's buffer and
-    numpy views of them keep that buffer (see _Pixels).
+    numpy views of them keep that buffer while they exist (see above).
     """
 
-    __slots__ = ("_ptr", "_frame", "_pixels", "_lock")
+    __slots__ = ("_ptr", "_frame", "_pixels", "_used")
 
     def __init__(self, ptr, pixels: Optional[_Pixels] = None):
         self._ptr = ptr
         self._frame = camcore_frame.from_buffer_copy(ptr.contents)
         self._pixels = pixels
-        # Orders lazy retains against the end of validity (another thread may
-        # use the frame while its callback returns).
-        self._lock = threading.Lock()
+        self._used = None   # the _BufferViews handed out, when any
 
     def _c(self) -> camcore_frame:
         if self._ptr is None:
@@ -1119,20 +1254,41 @@ class _FrameBase:
     def _gone_message(self) -> str:
         return "frame is no longer valid"
 
-    def _new_pixels(self) -> _Pixels:
-        raise StateError(self._gone_message())
-
-    def _keep(self) -> _Pixels:
-        """The _Pixels of this frame, made on first use while the frame is valid."""
-        px = self._pixels
-        if px is not None:
-            return px
-        with self._lock:
+    def _view(self, i: int, shaped: bool) -> np.ndarray:
+        """Plane i's flat view, or plane 0 shaped (Frame.array), from the cache."""
+        c = self._c()
+        p = c.planes[i]
+        address, length = p.data, p.length
+        if not address or length == 0:
+            return np.zeros(0, dtype=np.uint8)
+        pushed = getattr(_push_tls, "array", None) if _pushing else None
+        with _views_lock:
             if self._ptr is None:
                 raise StateError(self._gone_message())
-            if self._pixels is None:
-                self._pixels = self._new_pixels()
-            return self._pixels
+            if pushed is not None and self._pixels is None:
+                # A frame push_frame() is pushing: its array is the memory.
+                owner = _pushed_owner(c)
+                if owner is not None:
+                    buf = (c_uint8 * length).from_address(address)
+                    buf._pixels = _Pixels(owner=owner)
+                    flat = np.frombuffer(buf, dtype=np.uint8)
+                    flat.flags.writeable = False
+                    return _shaped(c.fourcc, c.width, c.height, p.stride, flat) if shaped else flat
+            v = _buffer_views(address, length, (c.fourcc, c.width, c.height, p.stride) if i == 0 else None)
+            used = self._used
+            if used is None:
+                self._used = [v]
+            elif v not in used:
+                used.append(v)
+            return v.shaped if shaped else v.flat
+
+    def _end(self):
+        """Ends the frame's validity: (what keeps its buffer, the views it handed out)."""
+        with _views_lock:
+            self._ptr = None
+            px, self._pixels = self._pixels, None
+            used, self._used = self._used, None
+        return px, used
 
     @property
     def valid(self) -> bool:
@@ -1214,10 +1370,7 @@ class _FrameBase:
         c = self._c()
         if not 0 <= i < min(c.plane_count, 3):
             raise IndexError(f"plane {i} out of range (frame has {c.plane_count})")
-        p = c.planes[i]
-        if not p.data or p.length == 0:
-            return np.zeros(0, dtype=np.uint8)
-        return self._keep().view(p.data, p.length)
+        return self._view(i, False)
 
     @property
     def dmabuf(self) -> Optional[List[Tuple[int, int]]]:
@@ -1239,8 +1392,7 @@ class _FrameBase:
         formats: the Y plane (h, w); MJPEG, unknown or short (corrupted) data:
         1-D bytes. Keeps the frame's buffer as plane() does.
         """
-        c = self._c()
-        return _shaped(c.fourcc, c.width, c.height, c.planes[0].stride, self.plane(0))
+        return self._view(0, True)
 
     def copy(self) -> CapturedFrame:
         """A CapturedFrame holding copies of the planes (valid forever)."""
@@ -1280,25 +1432,25 @@ class Frame(_FrameBase):
     def _gone_message(self) -> str:
         return "frame used after its on_frame callback returned; retain() or copy() it"
 
-    def _new_pixels(self) -> _Pixels:
-        # Called with self._lock held while the frame is valid: the retain is
-        # taken during the callback, as camcore_frame_retain requires.
-        r = _lib.camcore_frame_retain(self._ptr)
-        if r:
-            return _Pixels(retained=r)
-        owner = _pushed_owner(self._frame)
-        if owner is not None:  # a frame push_frame() is pushing: its array is the memory
-            return _Pixels(owner=owner)
-        raise StateError(f"the pixels of this frame cannot be kept: {last_error_message()}; "
-                         "copy() it")
-
     def _invalidate(self) -> None:
-        """Ends the frame's validity (its callback returns). Views made of it keep
-        their buffer; without views the retain (if any) is given back now."""
-        with self._lock:
-            self._ptr = None
-            px, self._pixels = self._pixels, None
-        del px
+        """Ends the frame's validity (its callback returns). Views made of it that
+        are still referenced keep its buffer (one retain, taken now while the
+        frame is still the callback's)."""
+        with _views_lock:
+            ptr, self._ptr = self._ptr, None
+            used, self._used = self._used, None
+        if used is None:
+            return
+        px = None
+        for v in used:
+            if v.escaped():
+                if px is None:
+                    r = _lib.camcore_frame_retain(ptr)
+                    if not r:
+                        log.error("camcore: a numpy view outlives its frame and the frame "
+                                  "cannot be retained (%s); its data may change", last_error_message())
+                    px = _Pixels(retained=r) if r else None
+                v.keep(px)
 
     def retain(self) -> "RetainedFrame":
         """Keeps this frame beyond the callback (camcore_frame_retain, S23).
@@ -1308,7 +1460,7 @@ class Frame(_FrameBase):
         retained the driver drops frames. Release may happen on any thread,
         also after the capturer stopped or closed.
         """
-        with self._lock:
+        with _views_lock:
             c_ptr = _lib.camcore_frame_retain(self._ptr) if self._ptr is not None else None
         if not c_ptr:
             raise StateError(self._gone_message())
@@ -1334,7 +1486,7 @@ class RetainedFrame(_FrameBase):
 
     def retain(self) -> "RetainedFrame":
         """One more retain of the same buffer (released separately)."""
-        with self._lock:
+        with _views_lock:
             c_ptr = _lib.camcore_frame_retain(self._ptr) if self._ptr is not None else None
         if not c_ptr:
             raise StateError(self._gone_message())
@@ -1343,10 +1495,17 @@ class RetainedFrame(_FrameBase):
     def release(self) -> None:
         """Gives the buffer back (camcore_frame_release) unless numpy views of it
         still exist (then when they are collected). Releasing twice is a no-op."""
-        with self._lock:
-            self._ptr = None
-            px, self._pixels = self._pixels, None
-        del px
+        px, used = self._end()
+        if used is not None:
+            _keep_escaped(used, px)
+        # px, unless an escaped view took it, is released here.
+
+    def __del__(self):
+        if self._pixels is not None:
+            try:
+                self.release()
+            except Exception:  # interpreter shutdown
+                pass
 
     def __enter__(self) -> "RetainedFrame":
         return self
@@ -1401,6 +1560,7 @@ class Capturer:
         self._lock = threading.Lock()
         self._thunks = None          # (callbacks struct, ON_FRAME, ON_ERROR) C may call
         self._generation = 0         # bumped by each start
+        self._cb_thread: Optional[int] = None   # the capture thread calling on_frame
         self._callback_exc: Optional[BaseException] = None
         self._callback_exc_count = 0
         self._callback_exc_reported = True
@@ -1415,13 +1575,15 @@ class Capturer:
         return h
 
     def _in_own_callback(self) -> bool:
-        return getattr(_tls, "capturer", None) is self
+        # Python runs on a capture thread only inside its callbacks: on_frame
+        # notes the thread (cheaper per frame than setting _tls twice).
+        t = self._cb_thread
+        return (t is not None and t == _get_ident()) or getattr(_tls, "capturer", None) is self
 
     def _make_thunks(self, on_frame: Optional[OnFrame], on_error: Optional[OnError],
                      on_stall: Optional[OnStall] = None):
         def frame_thunk(_user_data, frame_ptr):
-            prev = getattr(_tls, "capturer", None)
-            _tls.capturer = self
+            self._cb_thread = _get_ident()
             frame = Frame(frame_ptr)
             try:
                 on_frame(frame)
@@ -1429,7 +1591,6 @@ class Capturer:
                 self._store_callback_exception(e)
             finally:
                 frame._invalidate()
-                _tls.capturer = prev
 
         def error_thunk(_user_data, status, message):
             prev = getattr(_tls, "capturer", None)
@@ -1446,6 +1607,7 @@ class Capturer:
                 self._store_callback_exception(e)
             finally:
                 _tls.capturer = prev
+                self._cb_thread = None   # the thread ends after this call
 
         def stall_thunk(_user_data, stalled, since_ns):
             prev = getattr(_tls, "capturer", None)
@@ -1640,6 +1802,7 @@ class Capturer:
             raise WouldDeadlockError(
                 "camcore_capturer_stop returned OK from inside its own callback (library bug)")
         _check(status, "camcore_capturer_stop")
+        self._cb_thread = None
         self._forget_thunks(generation)
         exc = self._take_callback_exception()
         if exc is not None:
@@ -1663,6 +1826,7 @@ class Capturer:
         if h is None:
             return
         _lib.camcore_capturer_close(h)
+        self._cb_thread = None
         self._forget_thunks(generation)
         exc = self._take_callback_exception()
         if exc is not None:
@@ -2418,24 +2582,46 @@ def _count_arg(count: Optional[int]) -> None:
         raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
 
 
-def _pulled(acquire, args: tuple, count: Optional[int], what: str):
+def _pull_settle(prev: Optional[RetainedFrame], held, defer: bool):
+    """Ends the pull loop's last frame `prev`: released now, unless numpy views
+    of it are still referenced; then, with `defer`, it is held one more
+    iteration (returned as `held`: the common `img = frame.array` keeps the
+    previous frame's view until the next frame is assigned), else its views
+    keep its buffer. A frame `held` from the iteration before is settled the
+    same way, without deferring again."""
+    if held is not None:
+        _keep_escaped(held[1], held[0])
+        held = None   # its buffer goes back here unless an escaped view took it
+    if prev is not None:
+        px, used = prev._end()
+        if used is not None:
+            if defer:
+                for v in used:
+                    if v.escaped():
+                        return (px, used)
+            else:
+                _keep_escaped(used, px)
+    return None
+
+
+def _pulled(acquire, args: tuple, count: Optional[int], what: str, depth: int):
     """Yields `count` frames (None: no end) taken with acquire(*args, &frame), each
     released when the next is asked for or the loop ends (frames(), preview_frames())."""
-    out = POINTER(camcore_frame)()
     prev = None
+    held = None
+    defer = depth >= 2   # room in the queue's held frames for one kept back
     n = 0
     try:
         while count is None or n < count:
-            if prev is not None:
-                prev.release()
-                prev = None
+            held = _pull_settle(prev, held, defer)
+            prev = None
+            out = _frame_p()
             _check(acquire(*args, byref(out)), what)
-            prev = RetainedFrame(POINTER(camcore_frame)(out.contents))
+            prev = RetainedFrame(out)
             n += 1
             yield prev
     finally:
-        if prev is not None:
-            prev.release()
+        _pull_settle(prev, held, False)
 
 
 def _capturer_start_pull(self: "Capturer", fourcc: Union[str, int] = "YUYV", width: int = 640,
@@ -2497,7 +2683,7 @@ def _capturer_frames(self: "Capturer", count: Optional[int] = None, fourcc: Unio
     self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf)
     try:
         yield from _pulled(_lib.camcore_capturer_acquire_frame, (self._h(), ms), count,
-                           "camcore_capturer_acquire_frame")
+                           "camcore_capturer_acquire_frame", depth)
     finally:
         if not self.closed:
             self.stop()
@@ -2517,14 +2703,14 @@ async def _capturer_aframes(self: "Capturer", count: Optional[int] = None, fourc
     h = self._h()
     fd = self.frame_fd()
     acquire = _lib.camcore_capturer_acquire_frame
-    out = POINTER(camcore_frame)()
     prev = None
+    held = None
     n = 0
     try:
         while count is None or n < count:
-            if prev is not None:
-                prev.release()
-                prev = None
+            held = _pull_settle(prev, held, depth >= 2)
+            prev = None
+            out = _frame_p()
             status = acquire(h, 0, byref(out))
             if status == E_TIMEOUT:
                 ready = loop.create_future()
@@ -2537,12 +2723,11 @@ async def _capturer_aframes(self: "Capturer", count: Optional[int] = None, fourc
                     loop.remove_reader(fd)
                 continue
             _check(status, "camcore_capturer_acquire_frame")
-            prev = RetainedFrame(POINTER(camcore_frame)(out.contents))
+            prev = RetainedFrame(out)
             n += 1
             yield prev
     finally:
-        if prev is not None:
-            prev.release()
+        _pull_settle(prev, held, False)
         if not self.closed:
             self.stop()
 
@@ -2602,7 +2787,7 @@ def _session_preview_frames(self, count: Optional[int] = None, depth: int = 2,
     pid = self.add_preview_pull(depth)
     try:
         yield from _pulled(_lib.camcore_session_acquire_preview_frame, (self._h(), pid, ms), count,
-                           "camcore_session_acquire_preview_frame")
+                           "camcore_session_acquire_preview_frame", depth)
     finally:
         if not self.closed:
             self.remove_preview(pid)
@@ -3529,11 +3714,16 @@ class Session:
         # The sink runs on this thread during the call; a view it keeps of the
         # pushed frame keeps `data` (camcore cannot retain the app's memory).
         prev = getattr(_push_tls, "array", None)
+        global _pushing
+        with _pushing_lock:
+            _pushing += 1
         _push_tls.array = data
         try:
             status = _lib.camcore_session_push_frame(h, byref(f))
         finally:
             _push_tls.array = prev
+            with _pushing_lock:
+                _pushing -= 1
         _check(status, "camcore_session_push_frame")
 
     # -- device events (S24) --

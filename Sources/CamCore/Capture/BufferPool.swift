@@ -34,6 +34,11 @@ class BufferPool: @unchecked Sendable {
         state.withLock { $0.retains[slot] += 1 }
     }
 
+    /// Gives back one retain of `slot`. A buffer the app held goes on the
+    /// pending list; the capture thread requeues it after its next frame,
+    /// and is woken for it (an eventfd write and a thread switch) only when
+    /// the driver is down to its last two queued buffers: an app that
+    /// releases every frame (pull, S36) costs no wake-up per frame.
     func release(_ slot: Int) {
         let wake: Bool = state.withLock { s in
             guard s.retains[slot] > 0 else { return false }
@@ -42,7 +47,9 @@ class BufferPool: @unchecked Sendable {
             s.held[slot] = false
             guard s.streaming, let _ = waker else { return false }
             s.pending.append(slot)
-            return true
+            var out = s.pending.count + 1   // + the one the capture thread may be delivering
+            for h in s.held where h { out += 1 }
+            return s.held.count - out <= 2
         }
         if wake { waker?.wake() }
     }

@@ -102,6 +102,14 @@ public final class Capturer: @unchecked Sendable {
     public func start(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
                       onError: @escaping ErrorHandler = { _ in },
                       onStall: StallHandler? = nil) throws(CamError) {
+        try startStream(request, onFrame: onFrame, onError: onError, onStall: onStall, thread: "camcore-capture")
+    }
+
+    /// `start`, its capture thread named `thread` (what thread hooks see:
+    /// "camcore-capture" calls the app back per frame, "camcore-pull" does not).
+    private func startStream(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
+                             onError: @escaping ErrorHandler, onStall: StallHandler?,
+                             thread threadName: StaticString) throws(CamError) {
         if onCaptureThread() { throw .wouldDeadlock("start() called from this capturer's own callback") }
         try request.validate()
         try operations.withLock { _ throws(CamError) in
@@ -145,7 +153,7 @@ public final class Capturer: @unchecked Sendable {
             stopRequested.store(false, ordering: .releasing)
             running.store(true, ordering: .releasing)
             do throws(CamError) {
-                let thread = try CaptureThread { [self] in
+                let thread = try CaptureThread(name: threadName) { [self] in
                     CallbackMark.inside(self) {
                         captureLoop(conversion, stallAfterNs: Capturer.stallThresholdNs(fmt.frameRate),
                                     onFrame: onFrame, onError: onError, onStall: onStall)
@@ -176,7 +184,7 @@ public final class Capturer: @unchecked Sendable {
         }
         var r = request
         r.bufferCount = p.buffersNeeded(r.bufferCount)
-        try start(r, onFrame: { p.deliver($0) }, onError: { p.fail($0) })
+        try startStream(r, onFrame: { p.deliver($0) }, onError: { p.fail($0) }, onStall: nil, thread: "camcore-pull")
         puller.withLock { $0 = p }
         return p
     }
@@ -321,12 +329,15 @@ public final class Capturer: @unchecked Sendable {
                 }
                 onFrame(frame)
                 // Back to the driver unless the app kept it (S23); buffers it
-                // releases later come back through the waker (.woken).
+                // releases later come back after a later frame, or through
+                // the waker (.woken) when the driver runs short.
                 let slot = frame.slot
                 let free = frame.poolRef?._withUnsafeGuaranteedRef { $0.finishDelivery(slot) } ?? true
                 if free, conversion == nil {
                     do { try backend.requeue(slot) } catch { return end(error) }
                 }
+                // Buffers released since (without a wake-up: BufferPool.release).
+                requeueReleased()
             }
         }
     }

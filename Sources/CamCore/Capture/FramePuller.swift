@@ -11,7 +11,10 @@ import Glibc
 /// returned object; at most `depth` frames may be out with it at once.
 ///
 /// `readyFD` (an eventfd) is readable exactly while a frame is queued, for
-/// an app's own poll/epoll/asyncio loop; it is only read by camcore.
+/// an app's own poll/epoll/asyncio loop; it is only read by camcore. It is
+/// kept up to date from the first time it is asked for: until then
+/// `acquire` waits on a condition variable, so a frame costs the capture
+/// thread no eventfd write and the reader no poll and read.
 /// Safe from any thread.
 public final class FramePuller: @unchecked Sendable {
     /// Queue depths accepted (frames kept ready).
@@ -22,9 +25,15 @@ public final class FramePuller: @unchecked Sendable {
         var held = 0
         var ended: CamError?
         var stopped = false
+        /// readyFD was handed out: keep the eventfd in step with the queue.
+        var fdWanted = false
     }
     private let state = Mutex(State())
     private let ready: Waker
+    /// What `acquire` sleeps on: `arrivals` counts deliveries and ends.
+    private let waitLock: UnsafeMutablePointer<pthread_mutex_t>
+    private let arrived: UnsafeMutablePointer<pthread_cond_t>
+    private var arrivals: UInt64 = 0   // under waitLock
     /// Counts a frame given up by the queue (the capturer's stats).
     private let onDrop: @Sendable () -> Void
 
@@ -35,10 +44,47 @@ public final class FramePuller: @unchecked Sendable {
         self.depth = depth
         self.onDrop = onDrop
         ready = try Waker()
+        waitLock = .allocate(capacity: 1)
+        pthread_mutex_init(waitLock, nil)
+        arrived = .allocate(capacity: 1)
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(arrived, &attr)
+        pthread_condattr_destroy(&attr)
     }
 
-    /// The eventfd that is readable while a frame is ready.
-    public var readyFD: Int32 { ready.fd }
+    deinit {
+        pthread_cond_destroy(arrived)
+        arrived.deallocate()
+        pthread_mutex_destroy(waitLock)
+        waitLock.deallocate()
+    }
+
+    /// The eventfd that is readable while a frame is ready (from now on).
+    public var readyFD: Int32 {
+        state.withLock { s in
+            if !s.fdWanted {
+                s.fdWanted = true
+                if !s.queue.isEmpty || s.ended != nil || s.stopped { ready.wake() }
+            }
+        }
+        return ready.fd
+    }
+
+    /// Wakes a reader waiting in `acquire`.
+    private func signal() {
+        pthread_mutex_lock(waitLock)
+        arrivals &+= 1
+        pthread_cond_broadcast(arrived)
+        pthread_mutex_unlock(waitLock)
+    }
+
+    private var arrivalCount: UInt64 {
+        pthread_mutex_lock(waitLock)
+        defer { pthread_mutex_unlock(waitLock) }
+        return arrivals
+    }
 
     /// Buffers the driver needs so that `depth` queued plus `depth` held
     /// frames still leave it two to fill.
@@ -51,12 +97,15 @@ public final class FramePuller: @unchecked Sendable {
         guard frame.isRetainable else { return }
         let kept = frame.retain()
         var dropped: RetainedFrame?
-        state.withLock { s in
-            guard !s.stopped else { dropped = kept; return }
+        let first: Bool = state.withLock { s in
+            guard !s.stopped else { dropped = kept; return false }
             if s.queue.count >= depth { dropped = s.queue.removeFirst() }
-            if s.queue.isEmpty { ready.wake() }
+            let first = s.queue.isEmpty
+            if first && s.fdWanted { ready.wake() }
             s.queue.append(kept)
+            return first
         }
+        if first { signal() }
         if dropped != nil { onDrop() }
         dropped = nil  // released outside the lock
     }
@@ -67,6 +116,7 @@ public final class FramePuller: @unchecked Sendable {
             s.ended = error
             ready.wake()
         }
+        signal()
     }
 
     /// The capture stopped: queued frames are released, acquire refuses.
@@ -78,6 +128,7 @@ public final class FramePuller: @unchecked Sendable {
             ready.wake()
             return q
         }
+        signal()
         _ = gone
     }
 
@@ -88,15 +139,15 @@ public final class FramePuller: @unchecked Sendable {
     /// (noDevice, io, ...).
     public func acquire(timeoutMs: Int32) throws(CamError) -> RetainedFrame {
         let end = timeoutMs > 0 ? monotonicNs() &+ UInt64(timeoutMs) &* 1_000_000 : 0
-        var p = pollfd(fd: ready.fd, events: Int16(POLLIN), revents: 0)
         while true {
+            let seen = arrivalCount   // a delivery after this ends the wait below
             let got = try state.withLock { s throws(CamError) -> RetainedFrame? in
                 if s.held >= depth {
                     throw .state("\(s.held) pulled frames are not released yet (the queue depth is \(depth)); release one first")
                 }
                 if !s.queue.isEmpty {
                     let f = s.queue.removeFirst()
-                    if s.queue.isEmpty && s.ended == nil && !s.stopped { ready.drain() }
+                    if s.queue.isEmpty && s.ended == nil && !s.stopped && s.fdWanted { ready.drain() }
                     s.held += 1
                     return f
                 }
@@ -107,15 +158,18 @@ public final class FramePuller: @unchecked Sendable {
             if let got {
                 return RetainedFrame(pulled: got) { [weak self] in self?.released() }
             }
-            var wait: Int32 = -1
-            if timeoutMs == 0 {
-                throw .timeout("no frame is ready")
-            } else if timeoutMs > 0 {
-                let now = monotonicNs()
-                if now >= end { throw .timeout("no frame within \(timeoutMs) ms") }
-                wait = Int32(clamping: (end - now + 999_999) / 1_000_000)
+            if timeoutMs == 0 { throw .timeout("no frame is ready") }
+            if timeoutMs > 0 && monotonicNs() >= end { throw .timeout("no frame within \(timeoutMs) ms") }
+            pthread_mutex_lock(waitLock)
+            while arrivals == seen {
+                if timeoutMs < 0 {
+                    pthread_cond_wait(arrived, waitLock)
+                } else {
+                    var ts = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
+                    if pthread_cond_timedwait(arrived, waitLock, &ts) == ETIMEDOUT { break }
+                }
             }
-            _ = poll(&p, 1, wait)
+            pthread_mutex_unlock(waitLock)
         }
     }
 

@@ -223,7 +223,7 @@ final class ControlEventThread: @unchecked Sendable {
         self.device = device
         self.handler = handler
         waker = try Waker()
-        thread = try CaptureThread { [self] in CallbackMark.inside(self) { run() } }
+        thread = try CaptureThread(name: "camcore-control") { [self] in CallbackMark.inside(self) { run() } }
     }
 
     /// True when called on the event thread (from the handler).

@@ -45,7 +45,7 @@ final class DeviceMonitor: SourceWatch, @unchecked Sendable {
         }
         for d in DeviceEnumerator.captureDevices() { remember(d) }
         let u = UdevRef(udev: udev, mon: mon)
-        thread = try CaptureThread { [self] in run(u) }
+        thread = try CaptureThread(name: "camcore-hotplug") { [self] in run(u) }
     }
 
     deinit { stop() }

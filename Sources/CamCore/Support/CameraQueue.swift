@@ -18,7 +18,7 @@ final class CameraQueue: @unchecked Sendable {
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&cond, nil)
         // The thread holds the queue until it ends (after shutdown()).
-        thread = try CaptureThread { [self] in CallbackMark.inside(self) { run() } }
+        thread = try CaptureThread(name: "camcore-queue") { [self] in CallbackMark.inside(self) { run() } }
     }
 
     deinit {

@@ -32,6 +32,7 @@ enum Versioned {
     static let deviceCallbacks = Layout<camcore_device_callbacks>(grewAt: \.on_stall)
     static let controlCallbacks = Layout<camcore_control_callbacks>(initializer: "camcore_control_callbacks_init")
     static let pixelFormatInfo = Layout<camcore_pixel_format_info>()
+    static let threadHooks = Layout<camcore_thread_hooks>(initializer: "camcore_thread_hooks_init")
 
     /// One caller-filled struct `T`: the smallest struct_size accepted and
     /// the `_init()` helper a refusal points to.

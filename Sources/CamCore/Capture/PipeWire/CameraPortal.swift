@@ -86,7 +86,7 @@ final class CameraPortal: @unchecked Sendable {
             s.permission = .pending
             s.detail = "waiting for the camera portal's answer (AccessCamera)"
             do throws(CamError) {
-                s.thread = try CaptureThread { [self] in run(done) }
+                s.thread = try CaptureThread(name: "camcore-portal") { [self] in run(done) }
             } catch {
                 (s.permission, s.detail) = previous
                 throw error
@@ -135,7 +135,7 @@ final class CameraPortal: @unchecked Sendable {
     /// locks the observers take (a listing under the manager's lock).
     private func report(_ p: CameraPermission, _ why: String) {
         let f = onChange
-        if let t = try? CaptureThread({ f(p, why) }) { t.detach() } else { f(p, why) }
+        if let t = try? CaptureThread(name: "camcore-portal", { f(p, why) }) { t.detach() } else { f(p, why) }
     }
 
     /// Waits until the running request is answered, up to `timeoutMs`

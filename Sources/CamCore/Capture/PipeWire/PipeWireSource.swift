@@ -355,7 +355,7 @@ final class PipeWireWatch: SourceWatch, @unchecked Sendable {
         self.token = token
         self.observer = observer
         waker = try Waker()
-        thread = try CaptureThread { [self] in run() }
+        thread = try CaptureThread(name: "camcore-pw") { [self] in run() }
     }
 
     /// Queues a change for the thread (from the loop thread).
