@@ -51,10 +51,16 @@ let package = Package(
         // The engine: pure Swift, no C-ABI types in its API.
         // Debug (test) builds let tests replace open/ioctl/mmap (Platform/
         // Syscalls.swift) to drive errno mapping on the host; release has no hooks.
+        // Release builds drop the run-time exclusivity checks (debug and
+        // test builds keep them): on the frame path they were ~100 of the
+        // engine's ~1,000 instructions per frame (swift_beginAccess on the
+        // capture loop's captured state, bench row 1).
         .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG", "CPipeWire", "CPortal"],
-                swiftSettings: [.define("CAMCORE_SYSCALL_HOOKS", .when(configuration: .debug))]),
+                swiftSettings: [.define("CAMCORE_SYSCALL_HOOKS", .when(configuration: .debug)),
+                                .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // Only the @_cdecl exports and handle boxing.
-        .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"], exclude: ["exports.map"]),
+        .target(name: "CamCoreCABI", dependencies: ["CamCore", "CCamCore"], exclude: ["exports.map"],
+                swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .testTarget(name: "CamCoreTests", dependencies: ["CamCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -18,6 +18,9 @@ class BufferPool: @unchecked Sendable {
         var streaming = true
     }
     private let state: Mutex<State>
+    /// Some released buffer waits on the pending list (read per frame
+    /// without the lock).
+    private let pendingFlag = Atomic<Bool>(false)
     /// The buffers are exported as DMA-BUF (S37); set once, before frames.
     var exportsDmabuf = false
     /// Wakes the capture thread to requeue released buffers; nil for pools
@@ -47,6 +50,7 @@ class BufferPool: @unchecked Sendable {
             s.held[slot] = false
             guard s.streaming, let _ = waker else { return false }
             s.pending.append(slot)
+            pendingFlag.store(true, ordering: .releasing)
             var out = s.pending.count + 1   // + the one the capture thread may be delivering
             for h in s.held where h { out += 1 }
             return s.held.count - out <= 2
@@ -69,12 +73,16 @@ class BufferPool: @unchecked Sendable {
     /// Buffers released since the last call, for the capture thread to requeue.
     func takePending() -> [Int] {
         state.withLock { s in
+            pendingFlag.store(false, ordering: .relaxed)
             if s.pending.isEmpty { return [] }
             let p = s.pending
             s.pending.removeAll(keepingCapacity: true)
             return p
         }
     }
+
+    /// Whether released buffers wait for `takePending` (one atomic load).
+    var hasPending: Bool { pendingFlag.load(ordering: .acquiring) }
 
     /// Ends streaming: later releases only drop their hold.
     func finishStreaming() { state.withLock { $0.streaming = false; $0.pending.removeAll() } }

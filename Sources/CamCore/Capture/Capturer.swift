@@ -337,7 +337,7 @@ public final class Capturer: @unchecked Sendable {
                     do { try backend.requeue(slot) } catch { return end(error) }
                 }
                 // Buffers released since (without a wake-up: BufferPool.release).
-                requeueReleased()
+                if frame.poolRef?._withUnsafeGuaranteedRef({ $0.hasPending }) == true { requeueReleased() }
             }
         }
     }
