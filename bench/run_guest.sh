@@ -50,7 +50,7 @@ rm -f "$results/status" "$results/guest.jsonl"
 
 guest_cmd="CAMCORE_REPO=$(printf '%q' "$repo") BENCH_RESULTS=$(printf '%q' "$results")"
 guest_cmd+=" CAMCORE_PYTHON=$(printf '%q' "$python")"
-for v in BENCH_RUNS BENCH_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE BENCH_TTFF BENCH_ROWS; do
+for v in BENCH_RUNS BENCH_FRAMES BENCH_MJPEG_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE BENCH_TTFF BENCH_ROWS; do
   [ -n "${!v:-}" ] && guest_cmd+=" $v=$(printf '%q' "${!v}")"
 done
 guest_cmd+=" bash $(printf '%q' "$here/${BENCH_GUEST_SCRIPT:-guest_bench.sh}")"
@@ -63,6 +63,8 @@ else
   machine=(--cpus 2)
 fi
 guest_cmd="BENCH_GUEST_ICOUNT=${BENCH_GUEST_ICOUNT:-1} $guest_cmd"
+# What the guest really runs with, for the report's environment line.
+printf 'vng --disable-kvm --force-9p %s --memory 2G\n' "${machine[*]}" > "$results/machine.txt"
 timeout --kill-after=20 "$limit" \
   vng --disable-kvm --force-9p "${machine[@]}" --memory 2G --user root \
       --rwdir "$results" \
