@@ -314,14 +314,22 @@ def build_rows(host: Results, guest: Results) -> list:
     # gst-launch-1.0 v4l2src ! videoconvert, each a whole process: user+sys
     # CPU of the process (wait4) over the frames asked for, start-up included.
     def e2e(name):
-        v = [o["result"]["process_cpu_ms"] * 1e6 / o["frames"] for o in guest.runs.get(name, [])
-             if o.get("run") != 0 and o.get("frames") and isinstance(o["result"].get("process_cpu_ms"), (int, float))]
+        v = [o["result"]["process_cpu_ms"] * 1e6 / o["result"]["frames"] for o in guest.runs.get(name, [])
+             if o.get("run") != 0 and o["result"].get("frames")
+             and isinstance(o["result"].get("process_cpu_ms"), (int, float))]
         return statistics.median(v) if v else None
     def startup(name):
         v = [o["result"]["process_cpu_ms"] for o in guest.runs.get(name, []) if o.get("run") == 0]
         return statistics.median(v) if v else None
     def frames_of(name):
-        return next((o["frames"] for o in guest.runs.get(name, []) if o.get("run") != 0), None)
+        return next((o["result"].get("frames") for o in guest.runs.get(name, []) if o.get("run") != 0), None)
+    def marginal(name):
+        # (whole run - the one-frame run) / (frames - 1): the per-frame cost
+        # past start-up, for the notes only (the row subtracts nothing).
+        one, n, whole = startup(name), frames_of(name), e2e(name)
+        if one is None or not n or n < 2 or whole is None:
+            return None
+        return (whole * n - one * 1e6) / (n - 1)
     for kind, label, tools in (
             ("yuyv", "vivid 640x480 YUYV → I420", (
                 ("ffmpeg", "ffmpeg -f v4l2 -input_format yuyv422 … -pix_fmt yuv420p -f null -"),
@@ -332,9 +340,13 @@ def build_rows(host: Results, guest: Results) -> list:
         for tool, cmd in tools:
             t = e2e(f"e2e-{tool}-{kind}")
             n = frames_of(f"e2e-{tool}-{kind}") or frames_of(f"e2e-camcore-{kind}")
+            mc, mt = marginal(f"e2e-camcore-{kind}"), marginal(f"e2e-{tool}-{kind}")
             note = (f"camcore_capture --output I420 vs `{cmd}`; user+sys CPU of the whole process over {n or '?'} "
-                    f"frames, start-up included, nothing subtracted (start-up alone, one frame: camcore "
-                    f"{ms(startup(f'e2e-camcore-{kind}'))}, {tool} {ms(startup(f'e2e-{tool}-{kind}'))})")
+                    f"frames, start-up included, nothing subtracted. A run asked for one frame costs camcore "
+                    f"{ms(startup(f'e2e-camcore-{kind}'))}, {tool} {ms(startup(f'e2e-{tool}-{kind}'))}"
+                    + (" (ffmpeg reads frames while it probes the input even then)" if tool == "ffmpeg" else "")
+                    + (f"; past that, per further frame: camcore {us(mc)}, {tool} {us(mt)}, ratio {mc / mt:.3f}"
+                       if mc is not None and mt else ""))
             if kind == "mjpeg":
                 note += ("; ffmpeg's yuv420p also moves the JPEG's full-range samples to limited range (swscale), "
                          "camcore keeps them (as libyuv's MJPGToI420)")

@@ -8,7 +8,7 @@
 #
 # Needs the programs built by bench/run (build/bench/*) and `.ci/setup
 # --kernel` (qemu-system-x86, linux-image-amd64, virtme-ng, busybox-static,
-# v4l-utils, v4l2loopback-dkms). Environment: BENCH_GUEST_TIMEOUT (s, 900),
+# v4l-utils, v4l2loopback-dkms). Environment: BENCH_GUEST_TIMEOUT (s, 1500),
 # CAMCORE_KERNEL_IMAGE, BENCH_GUEST_SCRIPT (the script to run in the guest,
 # default guest_bench.sh; framepath_guest.sh runs only the frame path,
 # rows_guest.sh one group of rows named by BENCH_ROWS), and
@@ -56,7 +56,7 @@ done
 guest_cmd+=" bash $(printf '%q' "$here/${BENCH_GUEST_SCRIPT:-guest_bench.sh}")"
 
 say "kernel $kernel, python $python; booting (pure emulation) ..."
-limit="${BENCH_GUEST_TIMEOUT:-900}"
+limit="${BENCH_GUEST_TIMEOUT:-1500}"
 if [ "${BENCH_GUEST_ICOUNT:-1}" = 1 ]; then
   machine=(--cpus 1 --qemu-opts "-icount shift=0,sleep=off")
 else
