@@ -181,7 +181,8 @@ def build_rows(host: Results, guest: Results) -> list:
                      f"the machine is busy): camcore {us(cc)}, app {us(ca)}, throughput ratio {cpu_ratio:.3f}"
                      if cpu_ratio else "")
             rows.append(Row("2 conversion (host)",
-                            f"{src}→{dst} {size}: conversion instructions per frame, vs {ref or 'no reference route'}",
+                            f"{src}→{dst} {size}: conversion instructions per frame; reference: the cheapest "
+                            f"byte-identical libyuv route found, {ref or '(none found)'}",
                             mi(conv_c), mi(conv_a), div(conv_a, conv_c), "higher", 0.95, note))
     for size in SIZES:
         c = guest.med(f"mjpeg-camcore-{size}", "cpu_ns_per_frame")
