@@ -332,9 +332,9 @@ def build_rows(host: Results, guest: Results) -> list:
             return None
         return (whole * n - one * 1e6) / (n - 1)
     for kind, label, tools in (
-            ("yuyv", "vivid 640x480 YUYV → I420", (
-                ("ffmpeg", "ffmpeg -f v4l2 -input_format yuyv422 … -pix_fmt yuv420p -f null -"),
-                ("gst", "gst-launch-1.0 v4l2src ! YUY2 ! videoconvert ! I420 ! fakesink"))),
+            ("yuyv", "vivid 640x480 YUYV @ 25 fps → I420", (
+                ("ffmpeg", "ffmpeg -f v4l2 -input_format yuyv422 -framerate 25 … -pix_fmt yuv420p -f null -"),
+                ("gst", "gst-launch-1.0 v4l2src ! YUY2,framerate=25/1 ! videoconvert ! I420 ! fakesink"))),
             ("mjpeg", "v4l2loopback 1280x720 MJPEG → I420", (
                 ("ffmpeg", "ffmpeg -f v4l2 -input_format mjpeg … -pix_fmt yuv420p -f null -"),))):
         c = e2e(f"e2e-camcore-{kind}")
@@ -547,11 +547,14 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    and converting the same camera's frames to I420 as a user runs it, one
    whole process each: `camcore_capture --output I420` (the C bench
    program: camcore converts with libyuv / decodes with TurboJPEG),
-   `ffmpeg -f v4l2 -input_format yuyv422 -video_size 640x480 -i /dev/videoN
-   -frames:v N -pix_fmt yuv420p -f null -` and `gst-launch-1.0 v4l2src
-   device=… num-buffers=N ! video/x-raw,format=YUY2,width=640,height=480 !
-   videoconvert ! video/x-raw,format=I420 ! fakesink` on vivid 640x480 YUYV
-   at the driver's rate (`bench/guest_lib.sh` guest_bench_e2e); and
+   `ffmpeg -f v4l2 -input_format yuyv422 -video_size 640x480 -framerate 25
+   -i /dev/videoN -frames:v N -pix_fmt yuv420p -f null -` and
+   `gst-launch-1.0 v4l2src device=… num-buffers=N !
+   video/x-raw,format=YUY2,width=640,height=480,framerate=25/1 ! videoconvert
+   ! video/x-raw,format=I420 ! fakesink` on vivid 640x480 YUYV at 25 fps, set
+   by each tool (vivid keeps the last rate set, and CPU per frame depends
+   on the rate: in a trial ffmpeg cost more for 300 frames at 5 fps than
+   for 600 at 25; `bench/guest_lib.sh` guest_bench_e2e); and
    camcore vs `ffmpeg -f v4l2 -input_format mjpeg -video_size 1280x720 …
    -pix_fmt yuv420p` on 1280x720 MJPEG from v4l2loopback fed one fixed
    4:2:0 JPEG as in 2 (guest_bench_e2e_mjpeg; no GStreamer row there:
