@@ -146,6 +146,11 @@ e2e_rec() {
   fi
 }
 
+# e2e_warm CMD...: runs CMD once, unrecorded: the first run of a program in a
+# boot reads it and its libraries over 9p (kernel CPU charged to it), which
+# later runs find in the page cache.
+e2e_warm() { "$bin/proc_time" "$@" >/dev/null 2>>"$errlog"; }
+
 # What the end-to-end rows can run: sets have_ffmpeg / have_gst (1 or 0) and says why not.
 e2e_tools() {
   have_ffmpeg=1 have_gst=1
@@ -167,13 +172,19 @@ e2e_tools() {
 # CPU per frame depends on the rate), FRAMES frames to I420 by each tool as users run it: camcore_capture
 # --output I420, ffmpeg -f v4l2 ... -pix_fmt yuv420p -f null -, gst-launch-1.0
 # v4l2src ! videoconvert ! I420 ! fakesink. CPU of the whole process each
-# time (start-up included, nothing subtracted), interleaved runs; a run of
-# one frame each records the start-up alone (run 0). camcore_capture takes
+# time (start-up included, nothing subtracted), interleaved runs, after one
+# unrecorded warm-up run of each (e2e_warm); a run of one frame each records
+# the start-up alone (run 0). camcore_capture takes
 # one warm-up frame and FRAMES-1 more: FRAMES frames in all, as the others.
 guest_bench_e2e() {
   local runs=$1 frames=$2 r n
   e2e_tools
   say "8. end to end: $runs runs x $frames frames, vivid $v0 640x480 YUYV -> I420: camcore, ffmpeg, GStreamer"
+  e2e_warm "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 25 --frames 1 --warmup 1 --output I420
+  [ "$have_ffmpeg" = 1 ] && e2e_warm ffmpeg -nostdin -hide_banner -loglevel error -f v4l2 -input_format yuyv422 \
+      -video_size 640x480 -framerate 25 -i "$v0" -frames:v 1 -pix_fmt yuv420p -f null -
+  [ "$have_gst" = 1 ] && e2e_warm gst-launch-1.0 -q v4l2src device="$v0" num-buffers=1 \
+      ! video/x-raw,format=YUY2,width=640,height=480,framerate=25/1 ! videoconvert ! video/x-raw,format=I420 ! fakesink
   for r in $(seq 0 "$runs"); do
     n=$frames; [ "$r" = 0 ] && n=1
     e2e_rec e2e-camcore-yuyv "$r" "$n" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 25 \
@@ -201,6 +212,9 @@ guest_bench_e2e_mjpeg() {
   for _ in $(seq 1 300); do grep -q jpeg_bytes "$res/writer-e2e.log" 2>/dev/null && break; sleep 0.1; done
   sleep 1
   say "8. end to end MJPEG: $runs runs x $frames frames, v4l2loopback 1280x720 MJPEG -> I420: camcore, ffmpeg"
+  e2e_warm "$bin/camcore_capture" --device "$dev" --fourcc MJPG --size 1280x720 --fps 0 --frames 1 --warmup 1 --output I420 --timeout 120
+  [ "$have_ffmpeg" = 1 ] && e2e_warm ffmpeg -nostdin -hide_banner -loglevel error -f v4l2 -input_format mjpeg \
+      -video_size 1280x720 -i "$dev" -frames:v 1 -pix_fmt yuv420p -f null -
   for r in $(seq 0 "$runs"); do
     n=$frames; [ "$r" = 0 ] && n=1
     e2e_rec e2e-camcore-mjpeg "$r" "$n" "$bin/camcore_capture" --device "$dev" --fourcc MJPG --size 1280x720 --fps 0 \

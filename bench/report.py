@@ -564,9 +564,12 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    the N frames asked for (camcore_capture takes one warm-up frame and N−1
    more); start-up (loading, plugin registry, opening the device) is
    included on every side and **nothing is subtracted** — the notes give
-   each tool's start-up alone (a run of one frame). GStreamer's registry is
-   kept in the guest's /tmp, built before the first run. Interleaved runs,
-   median. ffmpeg's yuv420p from MJPEG also moves the JPEG's full-range
+   each tool's start-up alone (a run of one frame) and, from the two, the
+   cost of each further frame. Every tool first runs once unrecorded: the
+   first run of a program in a boot reads it and its libraries over 9p,
+   kernel CPU charged to it that later runs do not pay (ffmpeg loads about
+   a hundred libraries). GStreamer's registry is kept in the guest's /tmp,
+   built before the first run. Interleaved runs, median. ffmpeg's yuv420p from MJPEG also moves the JPEG's full-range
    samples to limited range; camcore keeps them. bench/run installs ffmpeg
    and GStreamer (apt: ffmpeg, gstreamer1.0-tools, -plugins-base,
    -plugins-good); a row whose tool is missing says "not measured".
