@@ -342,18 +342,17 @@ def build_rows(host: Results, guest: Results) -> list:
             t = e2e(f"e2e-{tool}-{kind}")
             n = frames_of(f"e2e-{tool}-{kind}") or frames_of(f"e2e-camcore-{kind}")
             mc, mt = marginal(f"e2e-camcore-{kind}"), marginal(f"e2e-{tool}-{kind}")
+            shown = {"ffmpeg": "ffmpeg", "gst": "GStreamer videoconvert"}[tool]
             note = (f"camcore_capture --output I420 vs `{cmd}`; user+sys CPU of the whole process over {n or '?'} "
                     f"frames, start-up included, nothing subtracted. A run asked for one frame costs camcore "
-                    f"{ms(startup(f'e2e-camcore-{kind}'))}, {tool} {ms(startup(f'e2e-{tool}-{kind}'))}"
-                    + (" (ffmpeg reads frames while it probes the input even then)" if tool == "ffmpeg" else "")
-                    + (f"; past that, per further frame: camcore {us(mc)}, {tool} {us(mt)}, ratio {mc / mt:.3f}"
+                    f"{ms(startup(f'e2e-camcore-{kind}'))}, {shown} {ms(startup(f'e2e-{tool}-{kind}'))}"
+                    + (f"; past that, per further frame: camcore {us(mc)}, {shown} {us(mt)}, ratio {mc / mt:.3f}"
                        if mc is not None and mt else ""))
             if kind == "mjpeg":
                 note += ("; ffmpeg's yuv420p also moves the JPEG's full-range samples to limited range (swscale), "
                          "camcore keeps them (as libyuv's MJPGToI420)")
             if t is None and not guest.runs.get(f"e2e-{tool}-{kind}"):
-                note += f"; not measured: {tool} not installed in this run, or its runs failed (bench/run installs it)"
-            shown = {"ffmpeg": "ffmpeg", "gst": "GStreamer videoconvert"}[tool]
+                note += f"; not measured: {shown} not installed in this run, or its runs failed (bench/run installs it)"
             rows.append(Row("8 end to end (guest)", f"CPU per frame, {label}: camcore vs {shown}",
                             us(c), us(t), div(c, t), "lower", None, note,
                             spread=[r for r in guest.paired_ratios(f"e2e-camcore-{kind}", f"e2e-{tool}-{kind}",
