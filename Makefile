@@ -5,6 +5,7 @@
 #   make test        every test: Swift, ABI/C/C++, Python, kernel (QEMU guest)
 #   make bench       benchmarks vs the references -> bench/results/RESULTS.md, ratios.png
 #   make bench-framepath   only the frame-path rows, in one guest boot (~2 min)
+#   make bench-e2e   only the end-to-end rows (camcore vs ffmpeg, GStreamer), one guest boot
 PREFIX  ?= /usr/local
 DESTDIR ?=
 # The version is the header's: CAMCORE_VERSION_MAJOR/MINOR/PATCH in
@@ -25,7 +26,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
+.PHONY: bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 lib:
@@ -89,6 +90,15 @@ bench-python: stage
 	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
 	BENCH_ROWS=python BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/python
 	@python3 -c 'import json,sys,statistics as st,collections as co; d=co.defaultdict(list); [d[j["bench"]].append(j["result"]["cpu_ns_per_frame"]) for j in map(json.loads, open(sys.argv[1])) if "result" in j]; c=st.median(d["python-c-camcore"]); [print(f"{k:22s} {st.median(v)/1e3:9.1f} us/frame  {st.median(v)/c:6.2f}x C") for k,v in sorted(d.items())]' build/bench/python/guest.jsonl
+
+# The end-to-end rows alone (one guest boot): camcore --output I420 vs
+# ffmpeg -f v4l2 and GStreamer v4l2src ! videoconvert on vivid 640x480 YUYV,
+# and vs ffmpeg on 720p MJPEG through v4l2loopback; CPU per frame of the
+# whole process. Needs ffmpeg and GStreamer (bench/run installs them).
+bench-e2e: stage
+	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
+	BENCH_ROWS=e2e BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/e2e
+	@python3 -c 'import json,sys,statistics as st,collections as co; d=co.defaultdict(list); [d[j["bench"]].append(j["result"]["process_cpu_ms"]*1e3/j["result"]["frames"]) for j in map(json.loads, open(sys.argv[1])) if "result" in j and j["run"] != 0 and j["bench"].startswith("e2e-")]; m={k: st.median(v) for k,v in d.items()}; [print("%-20s %9.1f us/frame (whole process)" % (k, v)) for k,v in sorted(m.items())]; [print("camcore / %-6s %-5s %.2f" % (t, k, m["e2e-camcore-"+k] / m["e2e-"+t+"-"+k])) for k in ("yuyv","mjpeg") for t in ("ffmpeg","gst") if "e2e-camcore-"+k in m and "e2e-"+t+"-"+k in m]' build/bench/e2e/guest.jsonl
 
 clean:
 	rm -rf .build build

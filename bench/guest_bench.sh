@@ -13,6 +13,10 @@
 #   6 scale        1, 2 and 4 vivid instances at once, camcore and bare
 #   2 MJPEG        v4l2loopback fed one fixed JPEG: camcore --output I420 vs
 #                  bare capture + tjDecompressToYUVPlanes (vivid has no MJPEG)
+#   8 end to end   camcore_capture --output I420 vs ffmpeg -f v4l2 and
+#                  gst-launch-1.0 v4l2src ! videoconvert (vivid YUYV), and vs
+#                  ffmpeg on 720p MJPEG (v4l2loopback); whole-process CPU
+#                  (guest_lib.sh guest_bench_e2e, guest_bench_e2e_mjpeg)
 #   7 PipeWire     camcore_capture on vivid 0 through the PipeWire backend vs
 #                  the V4L2 backend; the daemons' CPU recorded apart
 #                  (guest_lib.sh guest_bench_pipewire)
@@ -48,6 +52,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then runs=2; small_runs=1; ttff_runs=3; frames=1
 py_frames=$(( frames * 2 / 3 ))
 scale_frames=$(( frames / 2 ))
 mjpeg_frames=20
+e2e_mjpeg_frames=40; [ "${BENCH_QUICK:-0}" = 1 ] && e2e_mjpeg_frames=20
 
 t_start=$(cut -d' ' -f1 /proc/uptime)
 say() { printf 'guest: [%6.1f s] %s\n' "$(awk -v a="$(cut -d' ' -f1 /proc/uptime)" -v b="$t_start" 'BEGIN{print a-b}')" "$*"; }
@@ -119,6 +124,9 @@ done
 # --- 4. python ------------------------------------------------------------------
 guest_bench_python "$small_runs" "$py_frames" "$py"
 
+# --- 8. end to end: camcore vs ffmpeg and GStreamer, YUYV -> I420 ----------------
+guest_bench_e2e "$small_runs" "$frames"
+
 # --- 6. scale -------------------------------------------------------------------
 say "6. scale: 1, 2, 4 devices, $small_runs runs x $scale_frames frames per device"
 for r in $(seq 1 "$small_runs"); do
@@ -153,6 +161,9 @@ for size in 640x480 1280x720 1920x1080; do
   modprobe -r v4l2loopback 2>/dev/null
   udevadm settle --timeout=30
 done
+
+# --- 8. end to end: camcore vs ffmpeg, 720p MJPEG -> I420 (v4l2loopback) ----------
+guest_bench_e2e_mjpeg "$small_runs" "$e2e_mjpeg_frames"
 
 dmesg > "$res/dmesg.txt" 2>/dev/null
 say "done: $(grep -c '"result"' "$out") results, $(grep -c '"error"' "$out") failures"

@@ -117,12 +117,13 @@ PY
 
 # guest_bench_python RUNS FRAMES PYTHON: the Python rows (row 4) on vivid 0,
 # 640x480 YUYV at its top rate: camcore.py through callbacks and through the
-# pull iterator, cv2 raw and BGR, and the same frames through the C program.
+# pull iterator, native and with RGB24 output (camcore converts, as cv2's
+# default BGR does), cv2 raw and BGR, and the same frames through the C program.
 guest_bench_python() {
   local runs=$1 frames=$2 py=$3 r mode
-  say "4. python: $runs runs x $frames frames: camcore.py (callbacks, iterator), cv2 raw, cv2 BGR"
+  say "4. python: $runs runs x $frames frames: camcore.py (callbacks, iterator; native, RGB24), cv2 raw, cv2 BGR"
   for r in $(seq 1 "$runs"); do
-    for mode in camcore camcore-iter cv2 cv2-bgr; do
+    for mode in camcore camcore-iter camcore-rgb24 camcore-iter-rgb24 cv2 cv2-bgr; do
       rec "python-$mode" "$r" "$py" "$repo/bench/py/py_capture.py" "$mode" --device "$v0" --fps 120 --frames "$frames"
     done
     rec python-c-camcore "$r" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 120 \
@@ -130,4 +131,100 @@ guest_bench_python() {
     rec python-c-camcore-pull "$r" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 120 \
         --frames "$frames" --warmup 10 --pull
   done
+}
+
+# e2e_rec NAME RUN FRAMES CMD...: the whole process CMD under proc_time (wall,
+# and user+sys CPU of the process from wait4), recorded with the frames it
+# was asked for; a run that exits non-zero is recorded as failed.
+e2e_rec() {
+  local name=$1 run=$2 n=$3 line
+  shift 3
+  line=$("$bin/proc_time" "$@" 2>>"$errlog" | tail -n 1)
+  if [[ $line == \{* ]] && [[ $line == *'"rc": 0'* ]]; then
+    printf '{"bench": "%s", "run": %s, "result": %s, "frames": %s}}\n' "$name" "$run" "${line%\}}" "$n" >> "$out"
+  else
+    say "FAILED: $name run $run: $* ($line)"
+    printf '{"bench": "%s", "run": %s, "error": true}\n' "$name" "$run" >> "$out"
+  fi
+}
+
+# e2e_warm CMD...: runs CMD once, unrecorded: the first run of a program in a
+# boot reads it and its libraries over 9p (kernel CPU charged to it), which
+# later runs find in the page cache.
+e2e_warm() { "$bin/proc_time" "$@" >/dev/null 2>>"$errlog"; }
+
+# What the end-to-end rows can run: sets have_ffmpeg / have_gst (1 or 0) and says why not.
+e2e_tools() {
+  have_ffmpeg=1 have_gst=1
+  command -v ffmpeg >/dev/null 2>&1 || { have_ffmpeg=0; say "8. end to end: ffmpeg not installed: its rows skipped"; }
+  # A registry the guest can write (the root filesystem is the host's), built once here.
+  export GST_REGISTRY=/tmp/camcore-bench-gst-registry.bin
+  if ! command -v gst-launch-1.0 >/dev/null 2>&1; then
+    have_gst=0; say "8. end to end: gst-launch-1.0 not installed: GStreamer rows skipped"
+  else
+    local e
+    for e in v4l2src videoconvert jpegdec fakesink; do
+      gst-inspect-1.0 "$e" >/dev/null 2>&1 || { have_gst=0; say "8. end to end: GStreamer element $e not installed: GStreamer rows skipped"; }
+    done
+  fi
+}
+
+# guest_bench_e2e RUNS FRAMES: row 8 on vivid 0, 640x480 YUYV at 25 fps (its
+# top rate there, set by each tool: the driver keeps the last rate set, and
+# CPU per frame depends on the rate), FRAMES frames to I420 by each tool as users run it: camcore_capture
+# --output I420, ffmpeg -f v4l2 ... -pix_fmt yuv420p -f null -, gst-launch-1.0
+# v4l2src ! videoconvert ! I420 ! fakesink. CPU of the whole process each
+# time (start-up included, nothing subtracted), interleaved runs, after one
+# unrecorded warm-up run of each (e2e_warm); a run of one frame each records
+# the start-up alone (run 0). camcore_capture takes
+# one warm-up frame and FRAMES-1 more: FRAMES frames in all, as the others.
+guest_bench_e2e() {
+  local runs=$1 frames=$2 r n
+  e2e_tools
+  say "8. end to end: $runs runs x $frames frames, vivid $v0 640x480 YUYV -> I420: camcore, ffmpeg, GStreamer"
+  e2e_warm "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 25 --frames 1 --warmup 1 --output I420
+  [ "$have_ffmpeg" = 1 ] && e2e_warm ffmpeg -nostdin -hide_banner -loglevel error -f v4l2 -input_format yuyv422 \
+      -video_size 640x480 -framerate 25 -i "$v0" -frames:v 1 -pix_fmt yuv420p -f null -
+  [ "$have_gst" = 1 ] && e2e_warm gst-launch-1.0 -q v4l2src device="$v0" num-buffers=1 \
+      ! video/x-raw,format=YUY2,width=640,height=480,framerate=25/1 ! videoconvert ! video/x-raw,format=I420 ! fakesink
+  for r in $(seq 0 "$runs"); do
+    n=$frames; [ "$r" = 0 ] && n=1
+    e2e_rec e2e-camcore-yuyv "$r" "$n" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 25 \
+        --frames "$(( n > 1 ? n - 1 : 1 ))" --warmup 1 --output I420 --timeout 120
+    [ "$have_ffmpeg" = 1 ] && e2e_rec e2e-ffmpeg-yuyv "$r" "$n" ffmpeg -nostdin -hide_banner -loglevel error \
+        -f v4l2 -input_format yuyv422 -video_size 640x480 -framerate 25 -i "$v0" -frames:v "$n" -pix_fmt yuv420p -f null -
+    [ "$have_gst" = 1 ] && e2e_rec e2e-gst-yuyv "$r" "$n" gst-launch-1.0 -q v4l2src device="$v0" num-buffers="$n" \
+        ! video/x-raw,format=YUY2,width=640,height=480,framerate=25/1 ! videoconvert ! video/x-raw,format=I420 ! fakesink
+  done
+}
+
+# guest_bench_e2e_mjpeg RUNS FRAMES: row 8 on MJPEG, 1280x720 from
+# v4l2loopback (bench/c/loop_writer.c feeding one fixed 4:2:0 JPEG, as row 2's
+# MJPEG rows), to I420: camcore_capture --output I420 vs ffmpeg -input_format
+# mjpeg ... -pix_fmt yuv420p. No GStreamer row: vivid has no MJPEG, and
+# v4l2src could not allocate buffers on v4l2loopback 0.12.7 when tried by hand.
+guest_bench_e2e_mjpeg() {
+  local runs=$1 frames=$2 r n writer dev=/dev/video11
+  e2e_tools
+  modprobe v4l2loopback devices=1 video_nr=11 exclusive_caps=0 max_buffers=4 card_label=camcore-e2e \
+    || { say "8. end to end MJPEG: modprobe v4l2loopback failed"; return 0; }
+  udevadm settle --timeout=30
+  "$bin/loop_writer" --device "$dev" --size 1280x720 --fps 30 --seconds 600 2>"$res/writer-e2e.log" &
+  writer=$!
+  for _ in $(seq 1 300); do grep -q jpeg_bytes "$res/writer-e2e.log" 2>/dev/null && break; sleep 0.1; done
+  sleep 1
+  say "8. end to end MJPEG: $runs runs x $frames frames, v4l2loopback 1280x720 MJPEG -> I420: camcore, ffmpeg"
+  e2e_warm "$bin/camcore_capture" --device "$dev" --fourcc MJPG --size 1280x720 --fps 0 --frames 1 --warmup 1 --output I420 --timeout 120
+  [ "$have_ffmpeg" = 1 ] && e2e_warm ffmpeg -nostdin -hide_banner -loglevel error -f v4l2 -input_format mjpeg \
+      -video_size 1280x720 -i "$dev" -frames:v 1 -pix_fmt yuv420p -f null -
+  for r in $(seq 0 "$runs"); do
+    n=$frames; [ "$r" = 0 ] && n=1
+    e2e_rec e2e-camcore-mjpeg "$r" "$n" "$bin/camcore_capture" --device "$dev" --fourcc MJPG --size 1280x720 --fps 0 \
+        --frames "$(( n > 1 ? n - 1 : 1 ))" --warmup 1 --output I420 --timeout 120
+    [ "$have_ffmpeg" = 1 ] && e2e_rec e2e-ffmpeg-mjpeg "$r" "$n" ffmpeg -nostdin -hide_banner -loglevel error \
+        -f v4l2 -input_format mjpeg -video_size 1280x720 -i "$dev" -frames:v "$n" -pix_fmt yuv420p -f null -
+  done
+  kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
+  modprobe -r v4l2loopback 2>/dev/null
+  udevadm settle --timeout=30
 }

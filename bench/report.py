@@ -61,11 +61,13 @@ class Results:
                 return o["result"][key]
         return None
 
-    def paired_ratios(self, a: str, b: str, key: str) -> list:
-        """Per-run ratios a/b, runs matched by their index (interleaved runs)."""
+    def paired_ratios(self, a: str, b: str, key: str, skip_warmup: bool = False) -> list:
+        """Per-run ratios a/b, runs matched by their index (interleaved runs); run 0 left out with skip_warmup."""
         bv = {o["run"]: o["result"].get(key) for o in self.runs.get(b, [])}
         out = []
         for o in self.runs.get(a, []):
+            if skip_warmup and o.get("run") == 0:
+                continue
             x, y = o["result"].get(key), bv.get(o["run"])
             if isinstance(x, (int, float)) and isinstance(y, (int, float)) and y:
                 out.append(x / y)
@@ -166,10 +168,21 @@ def build_rows(host: Results, guest: Results) -> list:
             cc = host.med(f"conv-cpu-camcore-{key}", "cpu_ns_per_frame")
             ca = host.med(f"conv-cpu-app-{key}", "cpu_ns_per_frame")
             cpu_ratio = div(ca, cc)
-            note = (f"CPU-time cross-check on the host (whole capture incl. the synthetic drawing; noisy when "
-                    f"the machine is busy): camcore {us(cc)}, app {us(ca)}, throughput ratio {cpu_ratio:.3f}"
-                    if cpu_ratio else "")
-            rows.append(Row("2 conversion (host)", f"{src}→{dst} {size}: conversion instructions per frame",
+            ref = host.first(f"conv-routes-{key}", "chosen")
+            tried = host.first(f"conv-routes-{key}", "routes") or []
+            def route_text(o):
+                same = o.get("same_bytes") and o.get("same_bytes_noise")
+                why = ("same bytes" if same else "camcore's bytes, not on noise" if o.get("same_bytes")
+                       else "other bytes")
+                return (f"{o['route']} {mi(o.get('ir_per_frame'))}, {us(o.get('cpu_ns_per_frame'))} ({why})")
+            note = (f"reference: the cheapest byte-identical libyuv route found, **{ref or '?'}**; tried: "
+                    + "; ".join(route_text(o) for o in tried) + ". " if tried else "")
+            note += (f"CPU-time cross-check on the host (whole capture incl. the synthetic drawing; noisy when "
+                     f"the machine is busy): camcore {us(cc)}, app {us(ca)}, throughput ratio {cpu_ratio:.3f}"
+                     if cpu_ratio else "")
+            rows.append(Row("2 conversion (host)",
+                            f"{src}→{dst} {size}: conversion instructions per frame; reference: the cheapest "
+                            f"byte-identical libyuv route found, {ref or '(none found)'}",
                             mi(conv_c), mi(conv_a), div(conv_a, conv_c), "higher", 0.95, note))
     for size in SIZES:
         c = guest.med(f"mjpeg-camcore-{size}", "cpu_ns_per_frame")
@@ -226,8 +239,18 @@ def build_rows(host: Results, guest: Results) -> list:
     ver = guest.first("python-cv2", "cv2_version")
     rows.append(Row("4 python (guest)", f"CPU per frame: camcore.py vs cv2.VideoCapture {ver or ''} raw YUYV",
                     us(pc), us(cv), div(pc, cv), "lower", None, "cv2 with CAP_PROP_CONVERT_RGB=0 (copies the frame)"))
-    rows.append(Row("4 python (guest)", "CPU per frame: camcore.py vs cv2.VideoCapture default (BGR)",
-                    us(pc), us(cb), div(pc, cb), "lower", None, "cv2 converts every frame to BGR by default"))
+    # The converting rows: camcore.py with RGB24 output (camcore converts each
+    # YUYV frame to RGB3 with libyuv) against cv2's default, which converts
+    # each frame to BGR: the same work on both sides.
+    prgb = guest.med("python-camcore-rgb24", "cpu_ns_per_frame")
+    pirgb = guest.med("python-camcore-iter-rgb24", "cpu_ns_per_frame")
+    rows.append(Row("4 python (guest)", "CPU per frame: camcore.py RGB24 output (callbacks) vs cv2.VideoCapture default (BGR)",
+                    us(prgb), us(cb), div(prgb, cb), "lower", None,
+                    "both convert every YUYV frame to 24-bit RGB: camcore.py start(output=\"RGB24\") (libyuv, "
+                    "on the capture thread), cv2 its default BGR conversion"))
+    rows.append(Row("4 python (guest)", "CPU per frame: camcore.py RGB24 output (pull iterator) vs cv2.VideoCapture default (BGR)",
+                    us(pirgb), us(cb), div(pirgb, cb), "lower", None,
+                    "cap.frames(output=\"RGB24\") against cap.read(): both pull converted frames"))
 
     # 5. Library cost ---------------------------------------------------------------
     own = host.med("import-camcore", "own_so_bytes")
@@ -287,6 +310,57 @@ def build_rows(host: Results, guest: Results) -> list:
                     "daemons' CPU per frame (pipewire + wireplumber) during the PipeWire runs",
                     us(d), us(pv), div((pp or 0) + d, pv) if d is not None and pp is not None else None, "lower", None,
                     "ratio: (app + daemons) through PipeWire ÷ app through V4L2"))
+    # 8. End to end (guest) ---------------------------------------------------
+    # camcore_capture --output I420, ffmpeg -f v4l2 ... -pix_fmt yuv420p and
+    # gst-launch-1.0 v4l2src ! videoconvert, each a whole process: user+sys
+    # CPU of the process (wait4) over the frames asked for, start-up included.
+    def e2e(name):
+        v = [o["result"]["process_cpu_ms"] * 1e6 / o["result"]["frames"] for o in guest.runs.get(name, [])
+             if o.get("run") != 0 and o["result"].get("frames")
+             and isinstance(o["result"].get("process_cpu_ms"), (int, float))]
+        return statistics.median(v) if v else None
+    def startup(name):
+        v = [o["result"]["process_cpu_ms"] for o in guest.runs.get(name, []) if o.get("run") == 0]
+        return statistics.median(v) if v else None
+    def frames_of(name):
+        return next((o["result"].get("frames") for o in guest.runs.get(name, []) if o.get("run") != 0), None)
+    def marginal(name):
+        # (whole run - the one-frame run) / (frames - 1): the per-frame cost
+        # past start-up, for the notes only (the row subtracts nothing).
+        one, n, whole = startup(name), frames_of(name), e2e(name)
+        if one is None or not n or n < 2 or whole is None:
+            return None
+        return (whole * n - one * 1e6) / (n - 1)
+    for kind, label, tools in (
+            ("yuyv", "vivid 640x480 YUYV @ 25 fps → I420", (
+                ("ffmpeg", "ffmpeg -f v4l2 -input_format yuyv422 -framerate 25 … -pix_fmt yuv420p -f null -"),
+                ("gst", "gst-launch-1.0 v4l2src ! YUY2,framerate=25/1 ! videoconvert ! I420 ! fakesink"))),
+            ("mjpeg", "v4l2loopback 1280x720 MJPEG → I420", (
+                ("ffmpeg", "ffmpeg -f v4l2 -input_format mjpeg … -pix_fmt yuv420p -f null -"),))):
+        c = e2e(f"e2e-camcore-{kind}")
+        for tool, cmd in tools:
+            t = e2e(f"e2e-{tool}-{kind}")
+            n = frames_of(f"e2e-{tool}-{kind}") or frames_of(f"e2e-camcore-{kind}")
+            mc, mt = marginal(f"e2e-camcore-{kind}"), marginal(f"e2e-{tool}-{kind}")
+            shown = {"ffmpeg": "ffmpeg", "gst": "GStreamer videoconvert"}[tool]
+            note = (f"camcore_capture --output I420 vs `{cmd}`; user+sys CPU of the whole process over {n or '?'} "
+                    f"frames, start-up included, nothing subtracted. A run asked for one frame costs camcore "
+                    f"{ms(startup(f'e2e-camcore-{kind}'))}, {shown} {ms(startup(f'e2e-{tool}-{kind}'))}"
+                    + (f"; past that, per further frame: camcore {us(mc)}, {shown} {us(mt)}, ratio {mc / mt:.3f}"
+                       if mc is not None and mt else ""))
+            if kind == "mjpeg":
+                note += ("; ffmpeg's yuv420p also moves the JPEG's full-range samples to limited range (swscale), "
+                         "camcore keeps them (as libyuv's MJPGToI420)")
+            if t is None and not guest.runs.get(f"e2e-{tool}-{kind}"):
+                note += f"; not measured: {shown} not installed in this run, or its runs failed (bench/run installs it)"
+            rows.append(Row("8 end to end (guest)", f"CPU per frame, {label}: camcore vs {shown}",
+                            us(c), us(t), div(c, t), "lower", None, note,
+                            spread=[r for r in guest.paired_ratios(f"e2e-camcore-{kind}", f"e2e-{tool}-{kind}",
+                                                                   "process_cpu_ms", skip_warmup=True)]))
+    rows.append(Row("8 end to end (guest)", "CPU per frame, v4l2loopback 1280x720 MJPEG → I420: camcore vs GStreamer jpegdec",
+                    us(e2e("e2e-camcore-mjpeg")), "–", None, "lower", None,
+                    "not measured: vivid has no MJPEG, and GStreamer's v4l2src could not allocate buffers on "
+                    "v4l2loopback 0.12.7 (tried by hand); a UVC camera would give this row"))
     return rows
 
 
@@ -393,15 +467,37 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    and the rest (the Swift engine and C ABI). `make bench-framepath` runs
    only these rows (one boot, ~2 min); `BENCH_CALLGRIND=1` adds callgrind
    profiles of both loops in the guest.
-2. **Conversion** — what is honest and measurable without changing the
-   library: camcore converts only inside its capture loop, so its pipeline is
-   driven the way an app drives it, through the public C API with
-   `output_fourcc` set, on the built-in synthetic camera (host, YUYV/NV12
-   sources). The reference is the same program receiving *native* frames and
-   calling the same libyuv functions itself in the callback, on the very
-   buffers camcore delivered (`--app-convert`, see `bench/c/bench_util.h`;
-   YUYV→RGB24 is `YUY2ToI422` + `I422ToRAW`, the chain camcore's converter
-   picks, as libyuv has no one-call YUY2→RAW). Both run under
+2. **Conversion** — camcore converts only inside its capture loop, so its
+   pipeline is driven the way an app drives it, through the public C API
+   with `output_fourcc` set, on the built-in synthetic camera (host,
+   YUYV/NV12 sources). The reference is the same program receiving *native*
+   frames and calling libyuv itself in the callback, on the very buffers
+   camcore delivered (`--app-convert` with `--app-route`, see
+   `bench/c/bench_util.h`), through **the cheapest byte-identical libyuv
+   route found** (named in each row), not camcore's own chain:
+   `bench/c/conv_routes.c` takes the synthetic camera's frame with sequence
+   3 once native and once converted by camcore (the pattern is a function of
+   the sequence, so it is the same picture), runs every route
+   `bench_util.h` lists for the pair on the native frame — libyuv's one call
+   and the two-call chains through I420, NV12, I422 and ARGB — and keeps
+   those whose output equals camcore's byte for byte *and*, on random bytes
+   (the synthetic bars have constant chroma over every 2×2 block, so they
+   cannot tell a route that drops chroma rows), equals the pair's first
+   route (libyuv's one call; for YUYV→RGB24, where libyuv has none, the
+   chain through I422 that keeps every chroma sample). Of those, the one
+   with the fewest instructions under callgrind (5 conversions between
+   zeroing and dumping the counters) is the reference; routes within 0.1% of
+   it (a call's overhead) count as as cheap and the one with the fewest
+   calls is taken. The notes list every route tried with its instructions,
+   its CPU time on the host (median of 15 interleaved rounds, thread CPU
+   time) and why it was kept or not. This found that camcore's YUYV→RGB24
+   chain (`YUY2ToI422` + `I422ToRAW`, 1.29 M instructions at 640x480) was
+   not the cheapest: `YUY2ToARGB` + `ARGBToRAW` gives the same bytes for
+   0.86 M, because libyuv's YUV→24-bit rows cost about a 32-bit row plus a
+   repack. camcore's cost model (`ConversionCall.cost`) now charges that, so
+   camcore takes that route too (YUYV and UYVY to RGB3 and BGR3; every
+   other route unchanged, and the changed ones tested byte-identical to the
+   old ones in `ConversionGraphTests`). Both sides run under
    `valgrind --tool=callgrind`; the program zeroes the counters at the 3rd
    frame and dumps them at the last, so the counts cover exactly the measured
    frames (all threads). A third run with native output and no conversion
@@ -423,9 +519,15 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    in-process time and CPU from `camcore_capturer_open()` to the first
    callback vs `open()` to the first DQBUF.
 4. **Python** — `bench/py/py_capture.py`: camcore.py's `on_frame` takes
-   `frame.array` (zero-copy numpy view) and reads one byte; cv2 reads with
+   `frame.array` (zero-copy numpy view) and reads one byte, or the pull
+   iterator (`for frame in cap.frames()`) does; cv2 reads with
    `cap.read()` (raw YUYV with `CAP_PROP_CONVERT_RGB=0`, and the default BGR).
-   Same device, format and rate as 1, CPU per frame as in 1.
+   The raw rows compare camcore.py's native YUYV with cv2's raw YUYV. cv2's
+   default converts every frame to BGR, so it is compared with camcore.py
+   asking for RGB24 output (`output="RGB24"`, FourCC RGB3: camcore converts
+   each YUYV frame with libyuv on its capture thread, through callbacks and
+   through the iterator) — the same work on both sides. Same device, format
+   and rate as 1, CPU per frame as in 1.
 5. **Library cost** — `bench/c/dlopen_time.c` (dlopen RTLD_NOW in a fresh
    process, median of many) and `bench/py/lib_cost.py` (`import camcore` vs
    `import cv2` in fresh processes after `import numpy`, the first of each
@@ -436,6 +538,41 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    all), CPU per frame relative to one camera. camcore's measurement starts
    once every camera has delivered its warm-up frames (the bare loop opens
    and starts all devices before its loop).
+7. **PipeWire** — `camcore_capture` on vivid 0 through the PipeWire
+   backend and through the V4L2 backend, same format and rate, interleaved
+   runs; the daemons' CPU (pipewire + wireplumber, from /proc schedstat)
+   during the PipeWire runs is recorded apart.
+8. **End to end** — camcore against the tools users pick, each capturing
+   and converting the same camera's frames to I420 as a user runs it, one
+   whole process each: `camcore_capture --output I420` (the C bench
+   program: camcore converts with libyuv / decodes with TurboJPEG),
+   `ffmpeg -f v4l2 -input_format yuyv422 -video_size 640x480 -framerate 25
+   -i /dev/videoN -frames:v N -pix_fmt yuv420p -f null -` and
+   `gst-launch-1.0 v4l2src device=… num-buffers=N !
+   video/x-raw,format=YUY2,width=640,height=480,framerate=25/1 ! videoconvert
+   ! video/x-raw,format=I420 ! fakesink` on vivid 640x480 YUYV at 25 fps, set
+   by each tool (vivid keeps the last rate set, and CPU per frame depends
+   on the rate: in a trial ffmpeg cost more for 300 frames at 5 fps than
+   for 600 at 25; `bench/guest_lib.sh` guest_bench_e2e); and
+   camcore vs `ffmpeg -f v4l2 -input_format mjpeg -video_size 1280x720 …
+   -pix_fmt yuv420p` on 1280x720 MJPEG from v4l2loopback fed one fixed
+   4:2:0 JPEG as in 2 (guest_bench_e2e_mjpeg; no GStreamer row there:
+   vivid has no MJPEG and GStreamer's v4l2src could not allocate buffers on
+   v4l2loopback 0.12.7). Each process runs under `bench/c/proc_time.c`:
+   CPU = user+sys of the whole process from wait4 (all threads), divided by
+   the N frames asked for (camcore_capture takes one warm-up frame and N−1
+   more); start-up (loading, plugin registry, opening the device) is
+   included on every side and **nothing is subtracted** — the notes give
+   each tool's start-up alone (a run of one frame) and, from the two, the
+   cost of each further frame. Every tool first runs once unrecorded: the
+   first run of a program in a boot reads it and its libraries over 9p,
+   kernel CPU charged to it that later runs do not pay (ffmpeg loads about
+   a hundred libraries). GStreamer's registry is kept in the guest's /tmp,
+   built before the first run. Interleaved runs, median. ffmpeg's yuv420p from MJPEG also moves the JPEG's full-range
+   samples to limited range; camcore keeps them. bench/run installs ffmpeg
+   and GStreamer (apt: ffmpeg, gstreamer1.0-tools, -plugins-base,
+   -plugins-good); a row whose tool is missing says "not measured".
+   `make bench-e2e` runs only these rows (one guest boot).
 """
 
 

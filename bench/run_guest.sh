@@ -8,7 +8,7 @@
 #
 # Needs the programs built by bench/run (build/bench/*) and `.ci/setup
 # --kernel` (qemu-system-x86, linux-image-amd64, virtme-ng, busybox-static,
-# v4l-utils, v4l2loopback-dkms). Environment: BENCH_GUEST_TIMEOUT (s, 900),
+# v4l-utils, v4l2loopback-dkms). Environment: BENCH_GUEST_TIMEOUT (s, 1500),
 # CAMCORE_KERNEL_IMAGE, BENCH_GUEST_SCRIPT (the script to run in the guest,
 # default guest_bench.sh; framepath_guest.sh runs only the frame path,
 # rows_guest.sh one group of rows named by BENCH_ROWS), and
@@ -50,19 +50,21 @@ rm -f "$results/status" "$results/guest.jsonl"
 
 guest_cmd="CAMCORE_REPO=$(printf '%q' "$repo") BENCH_RESULTS=$(printf '%q' "$results")"
 guest_cmd+=" CAMCORE_PYTHON=$(printf '%q' "$python")"
-for v in BENCH_RUNS BENCH_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE BENCH_TTFF BENCH_ROWS; do
+for v in BENCH_RUNS BENCH_FRAMES BENCH_MJPEG_FRAMES BENCH_QUICK BENCH_LIB_DIR BENCH_CALLGRIND BENCH_SCALE BENCH_TTFF BENCH_ROWS; do
   [ -n "${!v:-}" ] && guest_cmd+=" $v=$(printf '%q' "${!v}")"
 done
 guest_cmd+=" bash $(printf '%q' "$here/${BENCH_GUEST_SCRIPT:-guest_bench.sh}")"
 
 say "kernel $kernel, python $python; booting (pure emulation) ..."
-limit="${BENCH_GUEST_TIMEOUT:-900}"
+limit="${BENCH_GUEST_TIMEOUT:-1500}"
 if [ "${BENCH_GUEST_ICOUNT:-1}" = 1 ]; then
   machine=(--cpus 1 --qemu-opts "-icount shift=0,sleep=off")
 else
   machine=(--cpus 2)
 fi
 guest_cmd="BENCH_GUEST_ICOUNT=${BENCH_GUEST_ICOUNT:-1} $guest_cmd"
+# What the guest really runs with, for the report's environment line.
+printf 'vng --disable-kvm --force-9p %s --memory 2G\n' "${machine[*]}" > "$results/machine.txt"
 timeout --kill-after=20 "$limit" \
   vng --disable-kvm --force-9p "${machine[@]}" --memory 2G --user root \
       --rwdir "$results" \

@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < ndev; i++) open_dev(&devs[i], fourcc, w, h, fps, nbufs);
     bench_refconv conv;
-    if (convert && bench_refconv_init(&conv, devs[0].fourcc, convert, (int)devs[0].width, (int)devs[0].height)) {
+    if (convert && bench_refconv_init(&conv, devs[0].fourcc, convert, (int)devs[0].width, (int)devs[0].height, NULL)) {
         fprintf(stderr, "bare_capture: no reference conversion for that pair\n");
         return 2;
     }

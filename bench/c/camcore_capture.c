@@ -10,6 +10,9 @@
  *                   [--app-convert I420|RGB24]   native frames, and the app
  *                                                calls libyuv / TurboJPEG
  *                                                itself (the reference)
+ *                   [--app-route NAME]           which libyuv route it calls
+ *                                                (bench_util.h bench_routes;
+ *                                                default: the first listed)
  *                   [--first-frame] [--callgrind] [--timeout 120]
  *                   [--pull]   frames taken with camcore_capturer_acquire_frame()
  *                              on the main thread (S36), one device
@@ -62,6 +65,7 @@ static struct {
     int first_frame;
     uint64_t t_first, cpu_first;
     uint32_t app_convert;
+    const char *app_route;
     volatile uint32_t sink;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
@@ -171,6 +175,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--buffers") && v) { nbufs = (uint32_t)atoi(v); i++; }
         else if (!strcmp(a, "--output") && v) { output = bench_parse_fourcc(v); i++; }
         else if (!strcmp(a, "--app-convert") && v) { g.app_convert = bench_parse_fourcc(v); i++; }
+        else if (!strcmp(a, "--app-route") && v) { g.app_route = v; i++; }
         else if (!strcmp(a, "--first-frame")) g.first_frame = 1;
         else if (!strcmp(a, "--callgrind")) g.callgrind = 1;
         else if (!strcmp(a, "--pull")) pull = 1;
@@ -213,7 +218,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < ndev; i++) {
         if ((rc = camcore_capturer_open(m, caps[i].id, &caps[i].c))) fail("camcore_capturer_open", rc);
         if (g.app_convert) {
-            if (bench_refconv_init(&caps[i].conv, fourcc, g.app_convert, (int)w, (int)h)) {
+            if (bench_refconv_init(&caps[i].conv, fourcc, g.app_convert, (int)w, (int)h, g.app_route)) {
                 fprintf(stderr, "camcore_capture: no reference conversion for that pair\n");
                 return 2;
             }
@@ -288,6 +293,7 @@ int main(int argc, char **argv)
     bench_json_addf(&j, "fourcc", "\"%s\"", bench_fourcc_str(fmt.source_fourcc ? fmt.source_fourcc : fmt.fourcc, f4));
     bench_json_addf(&j, "output", "\"%s\"", output ? bench_fourcc_str(fmt.fourcc, f4) : "");
     bench_json_addf(&j, "app_convert", "\"%s\"", g.app_convert ? bench_fourcc_str(g.app_convert, f4) : "");
+    bench_json_addf(&j, "app_route", "\"%s\"", caps[0].have_conv && caps[0].conv.route ? caps[0].conv.route->name : "");
     bench_json_addf(&j, "width", "%u", fmt.width);
     bench_json_addf(&j, "height", "%u", fmt.height);
     bench_json_addf(&j, "fps", "%.3f", fmt.fps.denominator ? (double)fmt.fps.numerator / fmt.fps.denominator : 0.0);

@@ -4,6 +4,8 @@ receiving frames, one JSON line on stdout.
 
   py_capture.py camcore  --device /dev/video0 [--size 640x480] [--fps 120] [--frames 300] [--warmup 10]
   py_capture.py camcore-iter ... the same through the pull iterator (for frame in cap.frames())
+  py_capture.py camcore-rgb24 / camcore-iter-rgb24 ...  the same with output="RGB24":
+                             camcore converts each frame to RGB3 (libyuv), as cv2-bgr converts
   py_capture.py cv2      ...   cv2.VideoCapture (CAP_V4L2), raw YUYV (CAP_PROP_CONVERT_RGB off)
   py_capture.py cv2-bgr  ...   cv2.VideoCapture as people use it: frames converted to BGR
 
@@ -45,9 +47,11 @@ def run_camcore(a) -> dict:
     start_at, end_at = a.warmup, a.warmup + a.frames
 
     def on_frame(frame):
-        arr = frame.array                  # zero-copy numpy view, (h, w, 2) for YUYV
+        arr = frame.array                  # zero-copy numpy view, (h, w, 2) for YUYV, (h, w, 3) for RGB3
         st["sink"] += int(arr[0, 0, 0])
         st["n"] += 1
+        if st["n"] == 1:
+            st["shape"] = arr.shape
         n = st["n"]
         if n == start_at:
             st["cpu0"], st["wall0"] = cpu_ns(), time.monotonic_ns()
@@ -60,7 +64,7 @@ def run_camcore(a) -> dict:
         if dev is None:
             raise SystemExit(f"py_capture: no camcore device {a.device}")
         with m.open(dev.id) as cap:
-            cap.start(fourcc="YUYV", width=w, height=h, fps=a.fps, on_frame=on_frame)
+            cap.start(fourcc="YUYV", width=w, height=h, fps=a.fps, on_frame=on_frame, output=a.output)
             ok = done.wait(120)
             fmt = cap.format
             hwm, rss = status_kb("VmHWM"), status_kb("VmRSS")
@@ -68,6 +72,7 @@ def run_camcore(a) -> dict:
     if not ok:
         raise SystemExit("py_capture: timed out")
     return {"fps": float(fmt.fps) if fmt.fps else 0.0, "width": fmt.width, "height": fmt.height,
+            "output": str(fmt.fourcc) if a.output else "", "shape": list(st.get("shape", ())),
             "cpu0": st["cpu0"], "cpu1": st["cpu1"], "wall0": st["wall0"], "wall1": st["wall1"],
             "vm_hwm_kb": hwm, "vm_rss_kb": rss}
 
@@ -86,16 +91,18 @@ def run_camcore_iter(a) -> dict:
         with m.open(dev.id) as cap:
             n = 0
             for frame in cap.frames(a.warmup + a.frames, fourcc="YUYV", width=w, height=h, fps=a.fps,
-                                    timeout=120):
+                                    timeout=120, output=a.output):
                 arr = frame.array
                 sink += int(arr[0, 0, 0])
                 n += 1
+                shape = arr.shape
                 if n == a.warmup:
                     cpu0, wall0 = cpu_ns(), time.monotonic_ns()
                     fmt = cap.format
             cpu1, wall1 = cpu_ns(), time.monotonic_ns()
             hwm, rss = status_kb("VmHWM"), status_kb("VmRSS")
     return {"fps": float(fmt.fps) if fmt.fps else 0.0, "width": fmt.width, "height": fmt.height,
+            "output": str(fmt.fourcc) if a.output else "", "shape": list(shape),
             "cpu0": cpu0, "cpu1": cpu1, "wall0": wall0, "wall1": wall1,
             "vm_hwm_kb": hwm, "vm_rss_kb": rss}
 
@@ -136,7 +143,7 @@ def run_cv2(a, convert: bool) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["camcore", "camcore-iter", "cv2", "cv2-bgr"])
+    p.add_argument("mode", choices=["camcore", "camcore-iter", "camcore-rgb24", "camcore-iter-rgb24", "cv2", "cv2-bgr"])
     p.add_argument("--device", required=True)
     p.add_argument("--size", default="640x480")
     p.add_argument("--fps", type=int, default=120)
@@ -144,9 +151,10 @@ def main() -> None:
     p.add_argument("--warmup", type=int, default=10)
     a = p.parse_args()
     a.size = tuple(int(v) for v in a.size.split("x"))
-    if a.mode == "camcore":
+    a.output = "RGB24" if a.mode.endswith("-rgb24") else None
+    if a.mode in ("camcore", "camcore-rgb24"):
         r = run_camcore(a)
-    elif a.mode == "camcore-iter":
+    elif a.mode in ("camcore-iter", "camcore-iter-rgb24"):
         r = run_camcore_iter(a)
     else:
         r = run_cv2(a, a.mode == "cv2-bgr")

@@ -627,11 +627,20 @@ struct ConversionCall: @unchecked Sendable {
     let call: Call
 
     /// What the call costs a frame: one pass, a little per output byte,
-    /// more for a YUV↔RGB matrix and for each halving of the chroma.
+    /// more for a YUV↔RGB matrix and for each halving of the chroma, and
+    /// one pass more for a YUV→RGB matrix that writes 3-byte pixels:
+    /// libyuv's 24-bit rows cost about a 32-bit row plus a repack
+    /// (callgrind, 640x480, instructions per pixel: I422ToRAW 3.25,
+    /// I420ToRAW 3.25, NV12ToRAW 3.11 against I422ToARGB 2.25, YUY2ToARGB
+    /// 1.94, ARGBToRAW 0.84). So a source with a direct 32-bit matrix call
+    /// goes through it: YUYV→RGB3 is YUY2ToARGB + ARGBToRAW (2.78), not
+    /// YUY2ToI422 + I422ToRAW (4.21), the same bytes. (I420ToRAW stays one
+    /// call: I420ToARGB + ARGBToRAW, 3.14, is no real saving.)
     var cost: Double {
         var c = 1.0 + Double(to.bytes(2, 2)) / 4 * 0.01
         let fromRGB = from.isRGB, toRGB = to.isRGB
         if from != .i400 && fromRGB != toRGB { c += 0.5 }
+        if from != .i400 && !fromRGB && toRGB && to.bytes(2, 2) == 12 { c += 1 }
         if to.chromaResolution < from.chromaResolution && from != .i400 {
             var r = from.chromaResolution
             while r > to.chromaResolution { c += 0.5; r /= 2 }

@@ -77,8 +77,9 @@ struct PixelConverterTests {
         #expect(try PixelConverter(source: .i420, width: 640, height: 480, target: .nv12).route == ["I420ToNV12"])
         #expect(try PixelConverter(source: .i420, width: 640, height: 480, target: .rgb24).route == ["I420ToRAW"])
         #expect(try PixelConverter(source: .nv12, width: 640, height: 480, target: FourCC("AB24")).route == ["NV12ToABGR"])
-        // YUYV to RGB keeps 4:2:2 chroma: via I422, not I420.
-        #expect(try PixelConverter(source: .yuyv, width: 640, height: 480, target: .rgb24).route == ["YUY2ToI422", "I422ToRAW"])
+        // YUYV to RGB keeps 4:2:2 chroma: through libyuv's 32-bit call, not I420
+        // (ConversionGraphTests: the same bytes as YUY2ToI422 + I422ToRAW).
+        #expect(try PixelConverter(source: .yuyv, width: 640, height: 480, target: .rgb24).route == ["YUY2ToARGB", "ARGBToRAW"])
         // A padding byte never becomes alpha: XR24 -> RGBA goes through RGB24.
         #expect(try PixelConverter(source: FourCC("XR24"), width: 64, height: 48, target: FourCC("AB24")).route
                 == ["ARGBToRAW", "RGB24ToARGB (R/B swapped)"])
