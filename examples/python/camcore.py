@@ -1479,7 +1479,11 @@ class RetainedFrame(_FrameBase):
     __slots__ = ()
 
     def __init__(self, ptr):
-        super().__init__(ptr, _Pixels(retained=ptr))
+        # _FrameBase.__init__ inlined: a pulled frame is made per iteration.
+        self._ptr = ptr
+        self._frame = camcore_frame.from_buffer_copy(ptr.contents)
+        self._pixels = _Pixels(ptr)
+        self._used = None
 
     def _gone_message(self) -> str:
         return "retained frame used after release()"
@@ -2616,7 +2620,9 @@ def _pulled(acquire, args: tuple, count: Optional[int], what: str, depth: int):
             held = _pull_settle(prev, held, defer)
             prev = None
             out = _frame_p()
-            _check(acquire(*args, byref(out)), what)
+            status = acquire(*args, byref(out))
+            if status:
+                _check(status, what)
             prev = RetainedFrame(out)
             n += 1
             yield prev

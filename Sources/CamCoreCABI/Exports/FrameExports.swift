@@ -29,7 +29,7 @@ public func cabi_frame_retain(_ frame: UnsafePointer<camcore_frame>?) -> UnsafeP
     let description = box.frame.pointee
     let retained: RetainedFrame?
     if kind == .borrowed {
-        let current = box.side.load(as: Frame.self)
+        let current = box.side.load(as: UnsafeRawPointer.self).load(as: Frame.self)
         retained = current.isRetainable ? current.retain() : nil
     } else {
         retained = Unmanaged<RetainedFrame>.fromOpaque(box.side.load(as: UnsafeMutableRawPointer.self))

@@ -21,12 +21,18 @@ enum FrameBox {
     /// per frame: a few uncontended atomic operations.
     @inline(__always)
     static func withBorrowed<R>(_ frame: Frame, _ body: (UnsafePointer<camcore_frame>) -> R) -> R {
-        let box = FrameBoxes.borrowed.claim()
+        let arena = FrameBoxes.borrowed   // one lazy-global check, not three
+        let box = arena.claim()
         FrameBoxes.fill(box.frame, frame)
-        box.side.initializeMemory(as: Frame.self, to: frame)
-        FrameBoxes.borrowed.publish(box, as: .borrowed)
-        defer { FrameBoxes.borrowed.retire(box) }
-        return body(UnsafePointer(box.frame))
+        // Beside the C frame: where the Swift frame is, not a copy of it. It
+        // lives on this call's stack, and a retain reads it only while the
+        // box is pinned, which the retire below waits out.
+        return withUnsafePointer(to: frame) { swiftFrame in
+            box.side.storeBytes(of: UnsafeRawPointer(swiftFrame), as: UnsafeRawPointer.self)
+            arena.publish(box, as: .borrowed)
+            defer { arena.retire(box) }
+            return body(UnsafePointer(box.frame))
+        }
     }
 
     /// A retained C frame holding `retained` (a pulled frame, S36): the
@@ -72,8 +78,9 @@ enum FrameBoxes {
     /// What a box's state word says it holds.
     enum Kind: UInt64 { case free = 0, busy = 1, borrowed = 2, retained = 3 }
 
-    /// One box: the C frame handed out, and beside it the Swift frame
-    /// (borrowed) or the RetainedFrame token (retained).
+    /// One box: the C frame handed out, and beside it the address of the
+    /// Swift frame (borrowed: on the delivering call's stack) or the
+    /// RetainedFrame token (retained).
     struct Box {
         let index: Int
         let frame: UnsafeMutablePointer<camcore_frame>

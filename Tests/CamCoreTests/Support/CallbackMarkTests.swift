@@ -23,7 +23,7 @@ struct CallbackMarkTests {
         let a = Owner()
         let other = Mutex<Bool?>(nil)
         let t = CallbackMark.inside(a) { () -> CaptureThread? in
-            try? CaptureThread { other.withLock { $0 = CallbackMark.isInside(a) } }
+            try? CaptureThread(name: "camcore-test") { other.withLock { $0 = CallbackMark.isInside(a) } }
         }
         t?.join()
         #expect(other.withLock { $0 } == false)
