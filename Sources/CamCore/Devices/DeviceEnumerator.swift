@@ -70,13 +70,13 @@ enum DeviceEnumerator {
 
     static func examine(_ u: UdevNode) -> Probe {
         let node: V4L2Node
-        do throws(CamError) { node = try V4L2Node(path: u.devnode) } catch { return .unavailable(error) }
+        do throws(CamError) { node = try V4L2Node(path: u.devnode, wrap: false) } catch { return .unavailable(error) }
         defer { node.close() }
         let caps: V4L2Query.Capabilities
         do throws(CamError) { caps = try V4L2Query.capabilities(node) } catch { return .unavailable(error) }
         guard V4L2Query.isVideoCapture(caps.deviceCaps) else { return .notCapture }
         let type = V4L2Query.bufferType(caps.deviceCaps)
-        guard !V4L2Query.pixelFormats(node, type: type).isEmpty else { return .notCapture }
+        guard V4L2Query.hasPixelFormat(node, type: type) else { return .notCapture }
         let devType = deviceType(driver: caps.driver, udev: u)
         let position = V4L2Query.orientation(node) ?? defaultPosition(devType)
         return .device(DeviceInfo(

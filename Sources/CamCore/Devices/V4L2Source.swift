@@ -25,13 +25,13 @@ final class V4L2Source: CameraSource, @unchecked Sendable {
     }
 
     func formats(of d: DeviceInfo) throws(CamError) -> [FormatDescription] {
-        let node = try V4L2Node(path: d.node)
+        let node = try V4L2Node(path: d.node, wrap: false)
         defer { node.close() }
         return V4L2Query.formats(node, type: V4L2Query.bufferType(d.deviceCaps))
     }
 
     func rates(of d: DeviceInfo, fourcc: FourCC, width: Int, height: Int) throws(CamError) -> RateRange {
-        let node = try V4L2Node(path: d.node)
+        let node = try V4L2Node(path: d.node, wrap: false)
         defer { node.close() }
         let type = V4L2Query.bufferType(d.deviceCaps)
         guard V4L2Query.pixelFormats(node, type: type).contains(where: { $0.fourcc == fourcc }) else {

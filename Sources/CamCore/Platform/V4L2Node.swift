@@ -3,8 +3,9 @@ internal import CV4L2
 import Glibc
 #endif
 
-/// One open V4L2 device node, through libv4l2 with format conversion
-/// disabled; its syscalls go through `Sys` (Platform/Syscalls.swift).
+/// One open V4L2 device node (raw by default; through libv4l2 with format
+/// conversion disabled when CAMCORE_LIBV4L2=1); its syscalls go through
+/// `Sys` (Platform/Syscalls.swift).
 /// Not thread-safe by itself; its owner serialises use.
 final class V4L2Node {
     let path: String
@@ -12,11 +13,20 @@ final class V4L2Node {
 
     /// Opens `path` read-write, non-blocking, close-on-exec.
     /// Errors: noDevice, access, busy, io (from errno).
-    init(path: String) throws(CamError) {
+    /// Opens `path`. With `wrap`, and CAMCORE_LIBV4L2=1 in the
+    /// environment, a single-planar capture node is handed to libv4l2
+    /// (conversion disabled) for a camera that needs one of its plugins.
+    /// By default every node is raw, as v4l2-ctl opens it: with conversion
+    /// disabled libv4l2 changes nothing camcore uses (QBUF/DQBUF go raw in
+    /// any case), but its set-up (plugins, libv4lconvert enumerating every
+    /// format and size) cost ~1 ms of CPU per open and delayed vivid's
+    /// first frame by 0.5–1.9 s in the bench's guest (bare loop --libv4l2).
+    init(path: String, wrap: Bool = true) throws(CamError) {
         self.path = path
         let (raw, e) = Sys.openNode(path)
         if raw < 0 { throw CamError.fromErrno(e, "open \(path)") }
         fd = raw
+        guard wrap && V4L2Node.useLibv4l2 else { return }
         // libv4l2 wraps single-planar capture nodes (conversion disabled:
         // the driver's own formats). Multi-planar nodes stay raw: libv4l2's
         // mplane plugin would disguise them as single-planar, hide
@@ -31,6 +41,12 @@ final class V4L2Node {
             }
         }
     }
+
+    /// CAMCORE_LIBV4L2=1: capture nodes go through libv4l2 (read once).
+    static let useLibv4l2: Bool = {
+        guard let v = getenv("CAMCORE_LIBV4L2") else { return false }
+        return String(cString: v) == "1"
+    }()
 
     deinit { close() }
 

@@ -43,6 +43,28 @@ enum V4L2Query {
     }
 
     /// VIDIOC_ENUM_FMT until EINVAL, in the driver's order.
+    /// Whether the node lists any pixel format (one VIDIOC_ENUM_FMT).
+    static func hasPixelFormat(_ node: V4L2Node, type: UInt32) -> Bool {
+        var d = v4l2_fmtdesc()
+        d.index = 0
+        d.type = type
+        return node.ioctlErrno(CC_VIDIOC_ENUM_FMT, &d) == 0
+    }
+
+    /// Whether the node lists `fourcc`, enumerating only up to it.
+    static func hasPixelFormat(_ node: V4L2Node, type: UInt32, _ fourcc: FourCC) -> Bool {
+        var index: UInt32 = 0
+        while index < 256 {
+            var d = v4l2_fmtdesc()
+            d.index = index
+            d.type = type
+            if node.ioctlErrno(CC_VIDIOC_ENUM_FMT, &d) != 0 { return false }
+            if d.pixelformat == fourcc.rawValue { return true }
+            index += 1
+        }
+        return false
+    }
+
     static func pixelFormats(_ node: V4L2Node, type: UInt32) -> [PixelFormat] {
         var out: [PixelFormat] = []
         var index: UInt32 = 0

@@ -260,11 +260,13 @@ final class V4L2Capture: CaptureBackend {
 
     func start(_ request: CaptureRequest, waker: Waker) throws(CamError) -> CaptureFormat {
         guard let node else { throw .noDevice("\(device.node) is closed") }
-        let known = V4L2Query.pixelFormats(node, type: bufType)
-        // No formats at all: tell a vanished device (ENODEV) from a driver
-        // without this format (S25: later calls say "no device").
-        if known.isEmpty { _ = try V4L2Query.capabilities(node) }
-        guard known.contains(where: { $0.fourcc == request.fourcc }) else {
+        // Enumerates only up to the format asked for; the whole list only
+        // for the refusal's message.
+        if !V4L2Query.hasPixelFormat(node, type: bufType, request.fourcc) {
+            let known = V4L2Query.pixelFormats(node, type: bufType)
+            // No formats at all: tell a vanished device (ENODEV) from a driver
+            // without this format (S25: later calls say "no device").
+            if known.isEmpty { _ = try V4L2Query.capabilities(node) }
             throw .notSupported("\(device.node) has no pixel format \(request.fourcc); it offers "
                 + known.map { $0.fourcc.description }.joined(separator: ", "))
         }
