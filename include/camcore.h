@@ -1035,6 +1035,26 @@ typedef struct camcore_capture_config {
      * before it means 0.
      */
     int32_t dmabuf;
+    /**
+     * The size frames are delivered at, in pixels (S38); 0x0 (the default)
+     * keeps the negotiated size. camcore scales with libyuv (box filter;
+     * libyuv uses bilinear on an axis shrunk by less than 2) to exactly this
+     * size — stretched, never cropped, when the aspect ratio differs — on
+     * the capture thread, into its own buffers. MJPEG is decoded at the
+     * smallest DCT scale of 1/2, 1/4, 1/8 (TurboJPEG) that is at or above
+     * this size in both dimensions, and only the rest is scaled.
+     * Delivered frames (width, height, plane strides and lengths) and
+     * camcore_capture_format's output_width/output_height, strides and
+     * frame_bytes describe the output size; width/height there and the
+     * device's format list stay the captured size. A scaled frame has no
+     * dmabuf. Needs output_fourcc (also when it is the driver's own
+     * format). Refused with CAMCORE_E_INVALID_ARG (and a message in
+     * camcore_last_error_message()): one side 0, no output_fourcc, a side
+     * above 16384 or more than 4 times the captured side, or an odd
+     * width for I420, NV12 and YUYV (odd height for I420 and NV12).
+     * Added in 0.1 after dmabuf: a struct_size that ends before it means 0x0.
+     */
+    uint32_t output_width, output_height;
 } camcore_capture_config;
 
 /**
@@ -1068,6 +1088,13 @@ typedef struct camcore_capture_format {
     uint32_t source_fourcc;
     /** CAMCORE_ADJUSTED_* bits: how the applied setting differs from the request. */
     uint32_t adjusted;
+    /**
+     * The size frames are delivered at, in pixels (S38): the config's
+     * output size when one was asked, else width/height. strides and
+     * frame_bytes are those of frames at this size. Added in 0.1 after
+     * adjusted: a struct_size that ends before it is not written.
+     */
+    uint32_t output_width, output_height;
 } camcore_capture_format;
 
 /** Running counters of a capturer. \since 0.1 */
@@ -1135,6 +1162,8 @@ void camcore_capturer_close(camcore_capturer *capturer);
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size, size outside
  *          1...65536, fps with one zero part, buffer_count outside 2...32),
  *          CAMCORE_E_STATE (already streaming),
+ *          CAMCORE_E_INVALID_ARG also for an output size the rules of
+ *          camcore_capture_config.output_width refuse (S38),
  *          CAMCORE_E_NOT_SUPPORTED (the driver has no such pixel format, or
  *          no conversion to output_fourcc),
  *          CAMCORE_E_BUSY, CAMCORE_E_NO_DEVICE, CAMCORE_E_IO,
@@ -1335,6 +1364,19 @@ typedef struct camcore_session_config {
      * the device selected in its place.
      */
     int32_t return_to_reconnected_device;
+    /**
+     * The size every frame of the session is delivered at, in pixels (S38):
+     * transmission and previews alike, scaled as camcore_capture_config's
+     * output_width/output_height say. 0x0 (the default) keeps the
+     * negotiated size. Needs preference.output_fourcc; the rules of
+     * camcore_capture_config apply (camcore_session_new() refuses a bad
+     * size with CAMCORE_E_INVALID_ARG; one too large for the captured size
+     * fails when the camera turns on). Fixed for the session's life:
+     * camcore_session_set_preference() keeps it. Added in 0.1 after
+     * return_to_reconnected_device: a struct_size that ends before
+     * output_height means 0x0.
+     */
+    uint32_t output_width, output_height;
 } camcore_session_config;
 
 /**
