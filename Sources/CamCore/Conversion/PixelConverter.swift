@@ -112,8 +112,8 @@ final class PixelConverter: @unchecked Sendable {
     /// Bytes of one output frame; `destination` must be this long.
     let outputBytes: Int
     /// The libyuv calls a raw frame goes through, in order, e.g.
-    /// `["YUY2ToI420"]`. For MJPEG: the TurboJPEG call with its DCT scale
-    /// (`"tjDecompressToYUVPlanes 1/2"`), then the calls after a 4:2:0
+    /// `["YUY2ToI420"]`. For MJPEG: the TurboJPEG call, with its DCT scale
+    /// when an output size was asked (`"tjDecompressToYUVPlanes 1/2"`), then the calls after a 4:2:0
     /// decode (other subsamplings use their own chains). A scale is named
     /// by its libyuv call and filter, e.g. `"I420Scale box"`, `"ScalePlane box"`.
     let route: [String]
@@ -263,7 +263,7 @@ final class PixelConverter: @unchecked Sendable {
             let dw = Int(cc_tjscaled(Int32(width), best)), dh = Int(cc_tjscaled(Int32(height), best))
             jpegScale = (Int(best.num), Int(best.denom)); decodeWidth = dw; decodeHeight = dh
             let exact = dw == ow && dh == oh
-            let scaleName = " \(best.num)/\(best.denom)"
+            let scaleName = scales ? " \(best.num)/\(best.denom)" : ""  // the DCT scale, with an output size
             if to.isRGB && exact {
                 // TurboJPEG decodes straight into the destination.
                 jpegSteps = [:]
