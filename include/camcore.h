@@ -1044,9 +1044,9 @@ typedef struct camcore_capture_config {
      * smallest DCT scale of 1/2, 1/4, 1/8 (TurboJPEG) that is at or above
      * this size in both dimensions, and only the rest is scaled.
      * Delivered frames (width, height, plane strides and lengths) and
-     * camcore_capture_format's output_width/output_height, strides and
-     * frame_bytes describe the output size; width/height there and the
-     * device's format list stay the captured size. A scaled frame has no
+     * camcore_capturer_get_format() (width, height, strides, frame_bytes)
+     * describe the output size; the device's format list and negotiation
+     * stay the camera's. A scaled frame has no
      * dmabuf. Needs output_fourcc (also when it is the driver's own
      * format). Refused with CAMCORE_E_INVALID_ARG (and a message in
      * camcore_last_error_message()): one side 0, no output_fourcc, a side
@@ -1072,7 +1072,12 @@ typedef struct camcore_capture_format {
     uint32_t struct_size;
     /** Pixel format FourCC applied by the driver. */
     uint32_t fourcc;
-    /** Size in pixels applied by the driver. */
+    /**
+     * Size in pixels applied by the driver; with an output size (S38,
+     * camcore_capture_config.output_width) the size frames are delivered
+     * at, like fourcc, strides and frame_bytes (the adjusted bits still
+     * compare the driver's size with the request).
+     */
     uint32_t width, height;
     /** Planes per frame (as in camcore_frame). */
     uint32_t plane_count;
@@ -1088,13 +1093,6 @@ typedef struct camcore_capture_format {
     uint32_t source_fourcc;
     /** CAMCORE_ADJUSTED_* bits: how the applied setting differs from the request. */
     uint32_t adjusted;
-    /**
-     * The size frames are delivered at, in pixels (S38): the config's
-     * output size when one was asked, else width/height. strides and
-     * frame_bytes are those of frames at this size. Added in 0.1 after
-     * adjusted: a struct_size that ends before it is not written.
-     */
-    uint32_t output_width, output_height;
 } camcore_capture_format;
 
 /** Running counters of a capturer. \since 0.1 */

@@ -9,8 +9,10 @@ func cCaptureFormat(_ f: CaptureFormat) -> camcore_capture_format {
     var r = camcore_capture_format()
     r.struct_size = UInt32(MemoryLayout<camcore_capture_format>.size)
     r.fourcc = f.fourcc.rawValue
-    r.width = UInt32(f.width)
-    r.height = UInt32(f.height)
+    // The size frames are delivered at (S38's output size when scaling),
+    // like fourcc, strides and frame_bytes.
+    r.width = UInt32(f.outputWidth == 0 ? f.width : f.outputWidth)
+    r.height = UInt32(f.outputHeight == 0 ? f.height : f.outputHeight)
     r.plane_count = UInt32(min(f.strides.count, 3))
     let s = f.strides + [0, 0, 0]
     r.strides = (UInt32(s[0]), UInt32(s[1]), UInt32(s[2]))
@@ -19,8 +21,6 @@ func cCaptureFormat(_ f: CaptureFormat) -> camcore_capture_format {
     r.buffer_count = UInt32(f.bufferCount)
     r.source_fourcc = f.sourceFourCC.rawValue
     r.adjusted = f.adjustments.rawValue
-    r.output_width = UInt32(f.outputWidth == 0 ? f.width : f.outputWidth)
-    r.output_height = UInt32(f.outputHeight == 0 ? f.height : f.outputHeight)
     return r
 }
 
