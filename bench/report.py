@@ -179,6 +179,16 @@ def build_rows(host: Results, guest: Results) -> list:
                         us(c), us(b), div(b, c), "higher", 0.95,
                         "v4l2loopback fed one fixed JPEG; reference = bare V4L2 loop + tjDecompressToYUVPlanes",
                         spread=pr))
+    for size in SIZES:
+        c = guest.med(f"mjpeg422-camcore-{size}", "cpu_ns_per_frame")
+        b = guest.med(f"mjpeg422-bare-{size}", "cpu_ns_per_frame")
+        pr = [1 / r for r in guest.paired_ratios(f"mjpeg422-camcore-{size}", f"mjpeg422-bare-{size}",
+                                                 "cpu_ns_per_frame")]
+        rows.append(Row("2 conversion (guest)", f"MJPEG 4:2:2→I420 {size}: CPU per frame, capture + decode",
+                        us(c), us(b), div(b, c), "higher", 0.95,
+                        "v4l2loopback fed one fixed 4:2:2 JPEG (as UVC webcams send); reference = bare V4L2 loop + "
+                        "tjDecompressToYUVPlanes (Y into the I420 plane, chroma halved with ScalePlane)",
+                        spread=pr))
 
     # 2b. Output size (S38) --------------------------------------------------------
     c = host.med("s38-camcore", "cpu_ns_per_frame")

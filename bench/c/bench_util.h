@@ -133,7 +133,11 @@ static inline void bench_json_end(bench_json *j)
  *   YUYV  -> RGB24  YUY2ToI422 then I422ToRAW (libyuv has no one-call
  *                   YUY2->RAW; "RAW" is libyuv's name for bytes R,G,B)
  *   MJPEG -> I420   tjDecompressHeader3 then tjDecompressToYUVPlanes
- *                   straight into the I420 planes (4:2:0 JPEG, even size)
+ *                   straight into the I420 planes (4:2:0 JPEG, even size);
+ *                   a 4:2:2 JPEG: Y straight into the I420 Y plane, U and V
+ *                   into scratch, then ScalePlane (bilinear) halves them
+ *                   vertically into the I420 chroma (the bytes of a whole
+ *                   4:2:2 decode + I422ToI420, without the luma copy)
  * Output goes round-robin into one buffer per capture buffer, as camcore's
  * does, so both sides touch the same amount of memory.
  */
@@ -144,7 +148,7 @@ typedef struct bench_refconv {
     int w, h;
     size_t out_bytes;
     uint8_t *out[BENCH_OUT_BUFFERS];
-    uint8_t *scratch;   /* I422 intermediate for YUYV -> RGB24 */
+    uint8_t *scratch;   /* I422 intermediate for YUYV -> RGB24; 4:2:2 chroma for MJPEG */
     int next;
     tjhandle tj;
     uint64_t converted, failed;
@@ -170,6 +174,10 @@ static inline int bench_refconv_init(bench_refconv *c, uint32_t src, uint32_t ds
         memset(c->scratch, 0, (size_t)w * h + 2u * cw * h);
     }
     if (src == BENCH_MJPEG && !(c->tj = tjInitDecompress())) return -1;
+    if (src == BENCH_MJPEG) {
+        if (posix_memalign((void **)&c->scratch, 64, 2u * cw * h)) return -1;
+        memset(c->scratch, 0, 2u * cw * h);
+    }
     return 0;
 }
 
@@ -195,12 +203,20 @@ static inline int bench_refconv_run(bench_refconv *c, const uint8_t *p0, int s0,
         rc = YUY2ToI422(p0, s0, iy, w, iu, cw, iv, cw, w, h);
         if (rc == 0) rc = I422ToRAW(iy, w, iu, cw, iv, cw, d, 3 * w, w, h);
     } else if (c->src == BENCH_MJPEG && c->dst == BENCH_I420) {
-        int jw, jh, sub, cs;
-        if (tjDecompressHeader3(c->tj, p0, (unsigned long)len0, &jw, &jh, &sub, &cs) == 0 && jw == w &&
-            jh == h && sub == TJSAMP_420) {
+        int jw = 0, jh = 0, sub = -1, cs = 0;
+        if (tjDecompressHeader3(c->tj, p0, (unsigned long)len0, &jw, &jh, &sub, &cs) != 0) sub = -1;
+        if (jw == w && jh == h && sub == TJSAMP_420) {
             unsigned char *planes[3] = {dy, du, dv};
             int strides[3] = {w, cw, cw};
             rc = tjDecompressToYUVPlanes(c->tj, p0, (unsigned long)len0, planes, w, strides, h, 0);
+        } else if (jw == w && jh == h && sub == TJSAMP_422 && w % 2 == 0) {
+            unsigned char *planes[3] = {dy, c->scratch, c->scratch + (size_t)cw * h};
+            int strides[3] = {w, cw, cw};
+            rc = tjDecompressToYUVPlanes(c->tj, p0, (unsigned long)len0, planes, w, strides, h, 0);
+            if (rc == 0) {
+                ScalePlane(planes[1], cw, cw, h, du, cw, cw, ch, kFilterBilinear);
+                ScalePlane(planes[2], cw, cw, h, dv, cw, cw, ch, kFilterBilinear);
+            }
         }
     }
     if (rc == 0) c->converted++; else c->failed++;
