@@ -211,6 +211,16 @@ def build_rows(host: Results, guest: Results) -> list:
                     "overhead check (same bytes, checked in the run); ≈1.0 expected",
                     spread=host.paired_ratios("s38-camcore", "s38-direct", "cpu_ns_per_frame")))
 
+    c = host.med("s38-cpu-i422-direct", "cpu_ns_per_frame")
+    o = host.med("s38-cpu-i422-copy", "cpu_ns_per_frame")
+    ird, iro = host.med("s38-cg-i422-direct", "ir_per_frame"), host.med("s38-cg-i422-copy", "ir_per_frame")
+    rows.append(Row("2 output size (host)", "MJPEG 1920x1080 4:2:2 → I420: the direct path (Y into the "
+                    "destination, chroma halved) vs decode to I422 + I422ToI420",
+                    ms(None if c is None else c / 1e6), ms(None if o is None else o / 1e6), div(c, o), "lower", None,
+                    f"same bytes; thread CPU time, alternating runs, median (bench/c/s38_scale.c); callgrind "
+                    f"{mi(ird)} vs {mi(iro)}", spread=host.paired_ratios("s38-cpu-i422-direct", "s38-cpu-i422-copy",
+                                                                        "cpu_ns_per_frame")))
+
     # 3. Time to first frame ------------------------------------------------------
     cp = guest.med("ttff-camcore-process", "process_ms", True)
     vp = guest.med("ttff-v4l2ctl", "process_ms", True)

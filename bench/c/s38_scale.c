@@ -5,6 +5,10 @@
  *   --variant dct   decode at the DCT scale 1/2 (960x540), then ScalePlane
  *                   per plane to 640x360 I420 (box) — camcore's route
  *   --variant full  decode at full size, then ScalePlane per plane (box)
+ * and, for the 4:2:2 -> I420 path at full size (no output size):
+ *   --variant i422-copy    decode to I422 scratch, then I422ToI420 (the old route)
+ *   --variant i422-direct  Y straight into the I420 plane, chroma into scratch,
+ *                          ScalePlane (bilinear) halves it (camcore's route now)
  * Under callgrind (--callgrind) the counters cover only the measured
  * frames (CALLGRIND_ZERO_STATS / DUMP_STATS around them). camcore's own
  * route is byte-identical to "dct" (Tests/CamCoreTests/Conversion/
@@ -40,7 +44,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--callgrind")) cg = 1;
         else { fprintf(stderr, "usage: s38_scale [--variant dct|full] [--frames N] [--callgrind]\n"); return 2; }
     }
-    int full = !strcmp(variant, "full");
+    int full = !strcmp(variant, "full"), copy422 = !strcmp(variant, "i422-copy"),
+        direct422 = !strcmp(variant, "i422-direct");
+    if (copy422 || direct422) full = 1;
     /* A camera-like picture: gradients, a checkerboard, a little noise (as the Swift bench). */
     unsigned char *rgb = malloc(3 * W * H);
     uint64_t x = 0x12345678;
@@ -63,7 +69,7 @@ int main(int argc, char **argv)
     }
     int dw = full ? W : W / 2, dh = full ? H : H / 2, cw = tjPlaneWidth(1, dw, TJSAMP_422);
     unsigned char *yp = aligned_alloc(64, W * H), *up = aligned_alloc(64, W * H / 2),
-                  *vp = aligned_alloc(64, W * H / 2), *out = aligned_alloc(64, OW * OH * 3 / 2);
+                  *vp = aligned_alloc(64, W * H / 2), *out = aligned_alloc(64, W * H * 3 / 2);
     unsigned char *planes[3] = { yp, up, vp };
     int strides[3] = { dw, cw, cw };
     uint64_t t0 = 0;
@@ -73,6 +79,20 @@ int main(int argc, char **argv)
             t0 = thread_ns();
         }
         int w, h, ss, cs;
+        if (copy422 || direct422) {
+            unsigned char *dy = out, *du = out + W * H, *dv = du + W * H / 4;
+            unsigned char *p2[3] = { direct422 ? dy : yp, up, vp };
+            if (tjDecompressHeader3(td, jpeg, size, &w, &h, &ss, &cs) ||
+                tjDecompressToYUVPlanes(td, jpeg, size, p2, W, strides, H, TJFLAG_LIMITSCANS))
+                return 1;
+            if (copy422) {
+                I422ToI420(yp, W, up, W / 2, vp, W / 2, dy, W, du, W / 2, dv, W / 2, W, H);
+            } else {
+                ScalePlane(up, W / 2, W / 2, H, du, W / 2, W / 2, H / 2, kFilterBilinear);
+                ScalePlane(vp, W / 2, W / 2, H, dv, W / 2, W / 2, H / 2, kFilterBilinear);
+            }
+            continue;
+        }
         if (tjDecompressHeader3(td, jpeg, size, &w, &h, &ss, &cs) ||
             tjDecompressToYUVPlanes(td, jpeg, size, planes, dw, strides, dh, TJFLAG_LIMITSCANS)) {
             fprintf(stderr, "decode: %s\n", tjGetErrorStr2(td));
