@@ -1185,7 +1185,8 @@ int camcore_capturer_start(camcore_capturer *capturer, const camcore_capture_con
  * frames_delivered), so a slow reader loses old frames and never stalls
  * the driver: the driver gets at least 2 x queue_depth + 2 buffers (more
  * than config->buffer_count asks if needed). Frames, output conversion
- * (output_fourcc) and retain/release are as with callbacks.
+ * (output_fourcc), the output size (output_width/output_height, S38) and
+ * retain/release are as with callbacks.
  *
  * \param capturer    an open, stopped capturer.
  * \param config      settings, or NULL for camcore_capture_config_init()'s.
