@@ -13,6 +13,7 @@
  * frames (CALLGRIND_ZERO_STATS / DUMP_STATS around them). camcore's own
  * route is byte-identical to "dct" (Tests/CamCoreTests/Conversion/
  * OutputSizeBench.swift checks it and times camcore itself).
+ * --noise N: +-N levels of noise in the picture (default 3, as the Swift bench).
  * Prints one JSON line: {"variant", "frames", "jpeg_bytes", "cpu_ns_per_frame"}.
  */
 #define _GNU_SOURCE
@@ -37,12 +38,13 @@ static uint64_t thread_ns(void)
 int main(int argc, char **argv)
 {
     const char *variant = "dct";
-    int frames = 20, cg = 0, i;
+    int frames = 20, cg = 0, i, noise = 3;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--variant") && i + 1 < argc) variant = argv[++i];
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--callgrind")) cg = 1;
-        else { fprintf(stderr, "usage: s38_scale [--variant dct|full] [--frames N] [--callgrind]\n"); return 2; }
+        else if (!strcmp(argv[i], "--noise") && i + 1 < argc) noise = atoi(argv[++i]);
+        else { fprintf(stderr, "usage: s38_scale [--variant dct|full|i422-copy|i422-direct] [--frames N] [--noise N] [--callgrind]\n"); return 2; }
     }
     int full = !strcmp(variant, "full"), copy422 = !strcmp(variant, "i422-copy"),
         direct422 = !strcmp(variant, "i422-direct");
@@ -53,7 +55,7 @@ int main(int argc, char **argv)
     for (int y = 0; y < H; y++)
         for (int c = 0; c < W; c++) {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            int n = (int)(x % 7) - 3, p = 3 * (y * W + c);
+            int n = noise > 0 ? (int)(x % (uint64_t)(2 * noise + 1)) - noise : 0, p = 3 * (y * W + c);
             int r = 30 + 190 * c / (W - 1) + n, g = 40 + 170 * y / (H - 1) + n,
                 b = 60 + 120 * ((c / 40 + y / 40) % 2) + n;
             rgb[p] = (unsigned char)(r < 0 ? 0 : r > 255 ? 255 : r);
