@@ -465,9 +465,8 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    TurboJPEG 1/2 + libyuv called directly (the overhead check). Thread CPU
    time (`CLOCK_THREAD_CPUTIME_ID`) of 20 frames per variant, the three
    interleaved in every round (the first one rotating), median of the rounds
-   (`Tests/CamCoreTests/Conversion/OutputSizeBench.swift`, run from the test
-   bundle: the converter is debug-built Swift, its pixels all go through the
-   release libjpeg-turbo and libyuv). Beside it, instructions per frame of
+   (`Tests/CamCoreTests/Conversion/OutputSizeBench.swift`, run from a
+   release build of the test bundle, `.build-bench/`). Beside it, instructions per frame of
    the two TurboJPEG routes under callgrind (`bench/c/s38_scale.c`; valgrind
    cannot load the Swift test bundle): SIMD IDCT counts few instructions and
    entropy decoding does not shrink, so the instruction ratio is well above
