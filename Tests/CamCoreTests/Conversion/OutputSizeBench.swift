@@ -89,7 +89,10 @@ struct OutputSizeBench {
         defer { withExtendedLifetime(src) {} }
         let frame = testFrame(.mjpeg, w, h, [Plane(base: src.raw, stride: 0, length: jpeg.count)])
         let c = try PixelConverter(source: .mjpeg, width: w, height: h, target: .i420, outputWidth: ow, outputHeight: oh)
-        let out = TestBytes(c.outputBytes)
+        // 64-byte aligned, as the capturer's output buffers are.
+        let outRaw = UnsafeMutableRawPointer.allocate(byteCount: c.outputBytes, alignment: 64)
+        defer { outRaw.deallocate() }
+        let out = (raw: outRaw, p: outRaw.bindMemory(to: UInt8.self, capacity: c.outputBytes))
         let work = S38Bench.Work(jpeg)
         let file = fopen(path, "a")
         defer { if let file { fclose(file) } }
