@@ -162,6 +162,28 @@ for size in 640x480 1280x720 1920x1080; do
   udevadm settle --timeout=30
 done
 
+# --- 2b. MJPEG 4:2:2 -> I420 (what UVC webcams send; issue 14 bench review) -----------------
+say "2b. MJPEG 4:2:2->I420: $small_runs runs x $mjpeg_frames frames per size"
+for size in 640x480 1280x720 1920x1080; do
+  modprobe v4l2loopback devices=1 video_nr=10 exclusive_caps=0 max_buffers=4 card_label=camcore-bench \
+    || { say "modprobe v4l2loopback failed"; break; }
+  udevadm settle --timeout=30
+  "$bin/loop_writer" --device /dev/video10 --size "$size" --fps 30 --seconds 300 --subsamp 422 \
+    2>"$res/writer422-$size.log" &
+  writer_pid=$!
+  for _ in $(seq 1 300); do grep -q jpeg_bytes "$res/writer422-$size.log" 2>/dev/null && break; sleep 0.1; done
+  sleep 1
+  for r in $(seq 1 "$small_runs"); do
+    rec "mjpeg422-bare-$size" "$r" "$bin/bare_capture" --device /dev/video10 --fourcc MJPG --size "$size" --fps 0 \
+        --frames "$mjpeg_frames" --warmup 3 --convert I420
+    rec "mjpeg422-camcore-$size" "$r" "$bin/camcore_capture" --device /dev/video10 --fourcc MJPG --size "$size" \
+        --fps 0 --frames "$mjpeg_frames" --warmup 3 --output I420 --timeout 60
+  done
+  kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null; writer_pid=""
+  modprobe -r v4l2loopback 2>/dev/null
+  udevadm settle --timeout=30
+done
+
 # --- 8. end to end: camcore vs ffmpeg, 720p MJPEG -> I420 (v4l2loopback) ----------
 guest_bench_e2e_mjpeg "$small_runs" "$e2e_mjpeg_frames"
 

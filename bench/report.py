@@ -192,6 +192,47 @@ def build_rows(host: Results, guest: Results) -> list:
                         us(c), us(b), div(b, c), "higher", 0.95,
                         "v4l2loopback fed one fixed JPEG; reference = bare V4L2 loop + tjDecompressToYUVPlanes",
                         spread=pr))
+    for size in SIZES:
+        c = guest.med(f"mjpeg422-camcore-{size}", "cpu_ns_per_frame")
+        b = guest.med(f"mjpeg422-bare-{size}", "cpu_ns_per_frame")
+        pr = [1 / r for r in guest.paired_ratios(f"mjpeg422-camcore-{size}", f"mjpeg422-bare-{size}",
+                                                 "cpu_ns_per_frame")]
+        rows.append(Row("2 conversion (guest)", f"MJPEG 4:2:2→I420 {size}: CPU per frame, capture + decode",
+                        us(c), us(b), div(b, c), "higher", 0.95,
+                        "v4l2loopback fed one fixed 4:2:2 JPEG (as UVC webcams send); reference = bare V4L2 loop + "
+                        "tjDecompressToYUVPlanes (Y into the I420 plane, chroma halved with ScalePlane)",
+                        spread=pr))
+
+    # 2b. Output size (S38) --------------------------------------------------------
+    c = host.med("s38-camcore", "cpu_ns_per_frame")
+    f = host.med("s38-full", "cpu_ns_per_frame")
+    d = host.med("s38-direct", "cpu_ns_per_frame")
+    ird = host.med("s38-cg-dct", "ir_per_frame")
+    irf = host.med("s38-cg-full", "ir_per_frame")
+    irr = div(ird, irf)
+    route = host.first("s38-camcore", "route") or "?"
+    rows.append(Row("2 output size (host)", "MJPEG 1920x1080 4:2:2 → 640x360 I420 (S38): CPU per frame, "
+                    "DCT 1/2 decode + scale vs full-size decode + scale",
+                    ms(None if c is None else c / 1e6), ms(None if f is None else f / 1e6), div(c, f), "lower", 0.7,
+                    f"thread CPU time, interleaved rounds, median; camcore route {route}; callgrind Ir "
+                    f"TurboJPEG 1/2 + scale {mi(ird)} vs full + scale {mi(irf)}: ratio "
+                    f"{'–' if irr is None else f'{irr:.3f}'} (instructions under-state the saving)",
+                    spread=host.paired_ratios("s38-camcore", "s38-full", "cpu_ns_per_frame")))
+    rows.append(Row("2 output size (host)", "MJPEG 1920x1080 4:2:2 → 640x360 I420 (S38): camcore vs "
+                    "TurboJPEG 1/2 + libyuv called directly",
+                    ms(None if c is None else c / 1e6), ms(None if d is None else d / 1e6), div(c, d), "lower", None,
+                    "overhead check (same bytes, checked in the run); ≈1.0 expected",
+                    spread=host.paired_ratios("s38-camcore", "s38-direct", "cpu_ns_per_frame")))
+
+    c = host.med("s38-cpu-i422-direct", "cpu_ns_per_frame")
+    o = host.med("s38-cpu-i422-copy", "cpu_ns_per_frame")
+    ird, iro = host.med("s38-cg-i422-direct", "ir_per_frame"), host.med("s38-cg-i422-copy", "ir_per_frame")
+    rows.append(Row("2 output size (host)", "MJPEG 1920x1080 4:2:2 → I420: the direct path (Y into the "
+                    "destination, chroma halved) vs decode to I422 + I422ToI420",
+                    ms(None if c is None else c / 1e6), ms(None if o is None else o / 1e6), div(c, o), "lower", None,
+                    f"same bytes; thread CPU time, alternating runs, median (bench/c/s38_scale.c); callgrind "
+                    f"{mi(ird)} vs {mi(iro)}", spread=host.paired_ratios("s38-cpu-i422-direct", "s38-cpu-i422-copy",
+                                                                        "cpu_ns_per_frame")))
 
     # 3. Time to first frame ------------------------------------------------------
     cp = guest.med("ttff-camcore-process", "process_ms", True)
@@ -512,6 +553,20 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    `output_fourcc=I420` is compared with the bare loop calling
    `tjDecompressHeader3` + `tjDecompressToYUVPlanes` on the same bytes (CPU
    per frame, so the frame path is included on both sides).
+2b. **Output size (S38)** — 1920x1080 4:2:2 q85 JPEG of a camera-like test
+   picture to 640x360 I420, on the host: camcore's converter with
+   `output_width`/`output_height` (TurboJPEG decodes at the DCT scale 1/2,
+   then libyuv ScalePlane box per plane) against a full-size decode + the
+   same per-plane scale (the cheapest full-size route), and against
+   TurboJPEG 1/2 + libyuv called directly (the overhead check). Thread CPU
+   time (`CLOCK_THREAD_CPUTIME_ID`) of 20 frames per variant, the three
+   interleaved in every round (the first one rotating), median of the rounds
+   (`Tests/CamCoreTests/Conversion/OutputSizeBench.swift`, run from a
+   release build of the test bundle, `.build-bench/`). Beside it, instructions per frame of
+   the two TurboJPEG routes under callgrind (`bench/c/s38_scale.c`; valgrind
+   cannot load the Swift test bundle): SIMD IDCT counts few instructions and
+   entropy decoding does not shrink, so the instruction ratio is well above
+   the time ratio.
 3. **Time to first frame** — wall time of whole processes (start, open,
    format, stream on, first frame, exit): `camcore_capture --first-frame` vs
    `v4l2-ctl --stream-mmap --stream-count=1` (and the bare C program), run

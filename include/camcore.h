@@ -1099,6 +1099,26 @@ typedef struct camcore_capture_config {
      * before it means 0.
      */
     int32_t dmabuf;
+    /**
+     * The size frames are delivered at, in pixels (S38); 0x0 (the default)
+     * keeps the negotiated size. camcore scales with libyuv (box filter;
+     * libyuv uses bilinear on an axis shrunk by less than 2) to exactly this
+     * size — stretched, never cropped, when the aspect ratio differs — on
+     * the capture thread, into its own buffers. MJPEG is decoded at the
+     * smallest DCT scale of 1/2, 1/4, 1/8 (TurboJPEG) that is at or above
+     * this size in both dimensions, and only the rest is scaled.
+     * Delivered frames (width, height, plane strides and lengths) and
+     * camcore_capturer_get_format() (width, height, strides, frame_bytes)
+     * describe the output size; the device's format list and negotiation
+     * stay the camera's. A scaled frame has no
+     * dmabuf. Needs output_fourcc (also when it is the driver's own
+     * format). Refused with CAMCORE_E_INVALID_ARG (and a message in
+     * camcore_last_error_message()): one side 0, no output_fourcc, a side
+     * above 16384 or more than 4 times the captured side, or an odd
+     * width for I420, NV12 and YUYV (odd height for I420 and NV12).
+     * Added in 0.1 after dmabuf: a struct_size that ends before it means 0x0.
+     */
+    uint32_t output_width, output_height;
 } camcore_capture_config;
 
 /**
@@ -1116,7 +1136,12 @@ typedef struct camcore_capture_format {
     uint32_t struct_size;
     /** Pixel format FourCC applied by the driver. */
     uint32_t fourcc;
-    /** Size in pixels applied by the driver. */
+    /**
+     * Size in pixels applied by the driver; with an output size (S38,
+     * camcore_capture_config.output_width) the size frames are delivered
+     * at, like fourcc, strides and frame_bytes (the adjusted bits still
+     * compare the driver's size with the request).
+     */
     uint32_t width, height;
     /** Planes per frame (as in camcore_frame). */
     uint32_t plane_count;
@@ -1199,6 +1224,8 @@ void camcore_capturer_close(camcore_capturer *capturer);
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size, size outside
  *          1...65536, fps with one zero part, buffer_count outside 2...32),
  *          CAMCORE_E_STATE (already streaming),
+ *          CAMCORE_E_INVALID_ARG also for an output size the rules of
+ *          camcore_capture_config.output_width refuse (S38),
  *          CAMCORE_E_NOT_SUPPORTED (the driver has no such pixel format, or
  *          no conversion to output_fourcc),
  *          CAMCORE_E_BUSY, CAMCORE_E_NO_DEVICE, CAMCORE_E_IO,
@@ -1222,7 +1249,8 @@ int camcore_capturer_start(camcore_capturer *capturer, const camcore_capture_con
  * frames_delivered), so a slow reader loses old frames and never stalls
  * the driver: the driver gets at least 2 x queue_depth + 2 buffers (more
  * than config->buffer_count asks if needed). Frames, output conversion
- * (output_fourcc) and retain/release are as with callbacks.
+ * (output_fourcc), the output size (output_width/output_height, S38) and
+ * retain/release are as with callbacks.
  *
  * \param capturer    an open, stopped capturer.
  * \param config      settings, or NULL for camcore_capture_config_init()'s.
@@ -1399,6 +1427,19 @@ typedef struct camcore_session_config {
      * the device selected in its place.
      */
     int32_t return_to_reconnected_device;
+    /**
+     * The size every frame of the session is delivered at, in pixels (S38):
+     * transmission and previews alike, scaled as camcore_capture_config's
+     * output_width/output_height say. 0x0 (the default) keeps the
+     * negotiated size. Needs preference.output_fourcc; the rules of
+     * camcore_capture_config apply (camcore_session_new() refuses a bad
+     * size with CAMCORE_E_INVALID_ARG; one too large for the captured size
+     * fails when the camera turns on). Fixed for the session's life:
+     * camcore_session_set_preference() keeps it. Added in 0.1 after
+     * return_to_reconnected_device: a struct_size that ends before
+     * output_height means 0x0.
+     */
+    uint32_t output_width, output_height;
 } camcore_session_config;
 
 /**

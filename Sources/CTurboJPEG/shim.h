@@ -9,4 +9,10 @@
 
 static const int CC_TJFLAG_LIMITSCANS = TJFLAG_LIMITSCANS;
 static const int CC_TJFLAG_STOPONWARNING = TJFLAG_STOPONWARNING;
+
+/* TJSCALED (a macro): `dimension` scaled by `factor`, rounded up, as the
+ * decompressor sizes its scaled output (SPEC S38). */
+static inline int cc_tjscaled(int dimension, tjscalingfactor factor) {
+    return TJSCALED(dimension, factor);
+}
 #endif

@@ -142,7 +142,9 @@ static inline void bench_json_end(bench_json *j)
  *                   ("RAW" is libyuv's name for bytes R,G,B: V4L2 RGB3;
  *                   libyuv has no one-call YUY2->RAW)
  *   MJPEG -> I420   tjDecompressHeader3 then tjDecompressToYUVPlanes
- *                   straight into the I420 planes (4:2:0 JPEG, even size)
+ *                   straight into the I420 planes (4:2:0 JPEG, even size);
+ *                   a 4:2:2 JPEG: Y into the I420 Y plane, U and V into
+ *                   scratch, then ScalePlane halves them vertically
  * Intermediate images go to one scratch buffer (tightly packed), the
  * output round-robin into one buffer per capture buffer, as camcore's does,
  * so both sides touch the same amount of memory.
@@ -311,12 +313,23 @@ static inline int bench_refconv_run(bench_refconv *c, const uint8_t *p0, int s0,
         rc = c->route->fn(&s, d, c->scratch, w, h);
     } else if (c->src == BENCH_MJPEG && c->dst == BENCH_I420) {
         BENCH_I420_PLANES(d);
-        int jw, jh, sub, cs;
-        if (tjDecompressHeader3(c->tj, p0, (unsigned long)len0, &jw, &jh, &sub, &cs) == 0 && jw == w &&
-            jh == h && sub == TJSAMP_420) {
+        int jw = 0, jh = 0, sub = -1, cs = 0, cw = BENCH_CW, ch = BENCH_CH;
+        if (tjDecompressHeader3(c->tj, p0, (unsigned long)len0, &jw, &jh, &sub, &cs) != 0) sub = -1;
+        if (jw == w && jh == h && sub == TJSAMP_420) {
             unsigned char *planes[3] = {dy, du, dv};
-            int strides[3] = {w, BENCH_CW, BENCH_CW};
+            int strides[3] = {w, cw, cw};
             rc = tjDecompressToYUVPlanes(c->tj, p0, (unsigned long)len0, planes, w, strides, h, 0);
+        } else if (jw == w && jh == h && sub == TJSAMP_422 && w % 2 == 0) {
+            /* Y straight into the I420 Y plane, U and V into scratch, then
+             * ScalePlane (bilinear) halves them vertically: the bytes of a
+             * whole 4:2:2 decode + I422ToI420, without the luma copy. */
+            unsigned char *planes[3] = {dy, c->scratch, c->scratch + (size_t)cw * h};
+            int strides[3] = {w, cw, cw};
+            rc = tjDecompressToYUVPlanes(c->tj, p0, (unsigned long)len0, planes, w, strides, h, 0);
+            if (rc == 0) {
+                ScalePlane(planes[1], cw, cw, h, du, cw, cw, ch, kFilterBilinear);
+                ScalePlane(planes[2], cw, cw, h, dv, cw, cw, ch, kFilterBilinear);
+            }
         }
     }
     if (rc == 0) c->converted++; else c->failed++;

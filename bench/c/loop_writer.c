@@ -4,11 +4,11 @@
  * JPEGs (vivid has no MJPEG).
  *
  *   loop_writer --device /dev/video10 --size 1280x720 [--fps 30]
- *               [--seconds 600] [--quality 85]
+ *               [--seconds 600] [--quality 85] [--subsamp 420|422]
  *
  * The picture is a camera-like test image (colour bars, a gradient and
  * mild deterministic noise, so the JPEG has real entropy), compressed once
- * with TurboJPEG at 4:2:0. Prints the JPEG size as one JSON line on stderr,
+ * with TurboJPEG at 4:2:0 (--subsamp 422: 4:2:2, as UVC webcams send). Prints the JPEG size as one JSON line on stderr,
  * then writes the frame every 1/fps s until killed or --seconds pass.
  */
 #include "bench_util.h"
@@ -23,6 +23,7 @@ int main(int argc, char **argv)
 {
     const char *dev = NULL;
     uint32_t w = 640, h = 480, fps = 30, seconds = 600, quality = 85;
+    int subsamp = TJSAMP_420;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--device") && v) { dev = v; i++; }
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--fps") && v) { fps = (uint32_t)atoi(v); i++; }
         else if (!strcmp(a, "--seconds") && v) { seconds = (uint32_t)atoi(v); i++; }
         else if (!strcmp(a, "--quality") && v) { quality = (uint32_t)atoi(v); i++; }
+        else if (!strcmp(a, "--subsamp") && v) { subsamp = !strcmp(v, "422") ? TJSAMP_422 : TJSAMP_420; i++; }
         else { fprintf(stderr, "loop_writer: bad argument %s\n", a); return 2; }
     }
     if (!dev || !fps) { fprintf(stderr, "loop_writer: need --device\n"); return 2; }
@@ -54,7 +56,7 @@ int main(int argc, char **argv)
     tjhandle tj = tjInitCompress();
     unsigned char *jpeg = NULL;
     unsigned long jpeg_size = 0;
-    if (!tj || tjCompress2(tj, rgb, (int)w, 0, (int)h, TJPF_RGB, &jpeg, &jpeg_size, TJSAMP_420, (int)quality, 0)) {
+    if (!tj || tjCompress2(tj, rgb, (int)w, 0, (int)h, TJPF_RGB, &jpeg, &jpeg_size, subsamp, (int)quality, 0)) {
         fprintf(stderr, "loop_writer: tjCompress2: %s\n", tjGetErrorStr2(tj));
         return 1;
     }

@@ -280,6 +280,8 @@ class camcore_capture_config(Structure):
         ("buffer_count", c_uint32),
         ("output_fourcc", c_uint32),
         ("dmabuf", c_int32),
+        ("output_width", c_uint32),
+        ("output_height", c_uint32),
     ]
 
 
@@ -756,6 +758,17 @@ def _fourcc(code: Union[str, bytes, int]) -> int:
     if isinstance(code, str):
         code = PIXEL_FORMAT_ALIASES.get(code.upper(), code)
     return fourcc(code)
+
+
+def _output_size(output_size: Optional[Tuple[int, int]]) -> Tuple[int, int]:
+    """Output size (S38): None -> (0, 0), the negotiated size; else (width, height)."""
+    if output_size is None:
+        return (0, 0)
+    try:
+        w, h = output_size
+    except (TypeError, ValueError):
+        raise InvalidArgError(f"output_size={output_size!r} must be (width, height) or None") from None
+    return (_u32("output_size width", w), _u32("output_size height", h))
 
 
 def _output_fourcc(output: Union[str, int, None]) -> int:
@@ -1716,7 +1729,8 @@ class Capturer:
               fps: Union[int, Fraction, float, Tuple[int, int], None] = 30,
               on_frame: Optional[OnFrame] = None, on_error: Optional[OnError] = None,
               buffer_count: int = 4, output: Union[str, int, None] = None,
-              on_stall: Optional[OnStall] = None, dmabuf: bool = False) -> None:
+              on_stall: Optional[OnStall] = None, dmabuf: bool = False,
+              output_size: Optional[Tuple[int, int]] = None) -> None:
         """Sets the format and rate and starts streaming (camcore_capturer_start).
 
         Args:
@@ -1746,6 +1760,12 @@ class Capturer:
             dmabuf: True exports the buffers as DMA-BUF (S37): frame.dmabuf gives
                 each plane's (fd, offset). V4L2 devices, native output only
                 (NotSupportedError otherwise).
+            output_size: (width, height) frames are delivered at (S38), scaled by
+                camcore (libyuv box filter; MJPEG decoded at a DCT scale first),
+                exactly that size (stretched, not cropped); needs `output`. None
+                (default) keeps the captured size. InvalidArgError for one side 0,
+                no output, a side above 16384 or 4x the captured one, or an odd
+                side the output's chroma needs even (I420/NV12 both, YUYV width).
 
         Raises InvalidArgError, StateError (already streaming), NotSupportedError
         (no such pixel format), BusyError, NoDeviceError, IOError_, NoMemoryError,
@@ -1765,6 +1785,7 @@ class Capturer:
         cfg.buffer_count = _u32("buffer_count", buffer_count)
         cfg.output_fourcc = _output_fourcc(output)
         cfg.dmabuf = 1 if _bool("dmabuf", dmabuf) else 0
+        cfg.output_width, cfg.output_height = _output_size(output_size)
         thunks = self._make_thunks(on_frame, on_error, on_stall)
         with self._lock:
             self._generation += 1
@@ -1840,8 +1861,10 @@ class Capturer:
     def capture(self, n: int, fourcc: Union[str, int] = "YUYV", width: int = 640,
                 height: int = 480, fps: Union[int, Fraction, float, None] = 30,
                 timeout: float = 10.0, buffer_count: int = 4,
-                output: Union[str, int, None] = None) -> List[CapturedFrame]:
+                output: Union[str, int, None] = None,
+                output_size: Optional[Tuple[int, int]] = None) -> List[CapturedFrame]:
         """Starts, collects n frames as copies, stops; returns them in capture order.
+        output and output_size are start()'s.
 
         Blocks the calling thread up to `timeout` seconds (TimeoutError_ if fewer
         than n frames came). Re-raises an error that ended streaming and any
@@ -1866,7 +1889,8 @@ class Capturer:
             done.set()
 
         self.start(fourcc=fourcc, width=width, height=height, fps=fps, on_frame=on_frame,
-                   on_error=on_error, buffer_count=buffer_count, output=output)
+                   on_error=on_error, buffer_count=buffer_count, output=output,
+                   output_size=output_size)
         try:
             got = done.wait(timeout)
         finally:
@@ -2633,7 +2657,8 @@ def _pulled(acquire, args: tuple, count: Optional[int], what: str, depth: int):
 def _capturer_start_pull(self: "Capturer", fourcc: Union[str, int] = "YUYV", width: int = 640,
                          height: int = 480, fps: Union[int, Fraction, float, Tuple[int, int], None] = 30,
                          buffer_count: int = 4, output: Union[str, int, None] = None,
-                         depth: int = 2, dmabuf: bool = False) -> None:
+                         depth: int = 2, dmabuf: bool = False,
+                         output_size: Optional[Tuple[int, int]] = None) -> None:
     """Starts streaming in pull mode (S36, camcore_capturer_start_pull): frames
     wait in a queue of `depth` (1..8) for acquire(); a full queue gives up its
     oldest frame (counted in .stats.frames_dropped), so a slow reader never
@@ -2649,6 +2674,7 @@ def _capturer_start_pull(self: "Capturer", fourcc: Union[str, int] = "YUYV", wid
     cfg.buffer_count = _u32("buffer_count", buffer_count)
     cfg.output_fourcc = _output_fourcc(output)
     cfg.dmabuf = 1 if _bool("dmabuf", dmabuf) else 0
+    cfg.output_width, cfg.output_height = _output_size(output_size)
     _check(_lib.camcore_capturer_start_pull(h, byref(cfg), _int_in("depth", depth, 0, _I32_MAX)),
            "camcore_capturer_start_pull")
 
@@ -3029,6 +3055,8 @@ class camcore_session_config(Structure):
         ("device_id", c_char_p),
         ("preference", camcore_preference),
         ("return_to_reconnected_device", c_int32),
+        ("output_width", c_uint32),
+        ("output_height", c_uint32),
     ]
 
 
@@ -3854,10 +3882,13 @@ def _session_preference(width, height, min_fps, max_fps, output) -> camcore_pref
 def _manager_session(self: "Manager", device_id: Optional[str] = None, width: int = 1280,
                      height: int = 720, min_fps=15, max_fps=30,
                      output: Union[str, int, None] = None,
-                     return_to_reconnected_device: bool = True) -> Session:
+                     return_to_reconnected_device: bool = True,
+                     output_size: Optional[Tuple[int, int]] = None) -> Session:
     """A video session on device_id (None: the first listed device) with the
     preferred setting width x height at min_fps..max_fps and the output format
-    (S6, S8). The camera stays off until a preview or transmission needs it.
+    (S6, S8); output_size=(w, h) delivers every frame of the session (previews
+    and transmission) at that size (S38, needs output; as Capturer.start()).
+    The camera stays off until a preview or transmission needs it.
     The session keeps the manager alive; closing the manager closes it.
     Raises NoDeviceError (unknown id), InvalidArgError."""
     cfg = camcore_session_config()
@@ -3866,6 +3897,7 @@ def _manager_session(self: "Manager", device_id: Optional[str] = None, width: in
     cfg.device_id = _cstr("device_id", device_id) if device_id is not None else None
     cfg.preference = _session_preference(width, height, min_fps, max_fps, output)
     cfg.return_to_reconnected_device = 1 if return_to_reconnected_device else 0
+    cfg.output_width, cfg.output_height = _output_size(output_size)
     out = _session_p()
     _check(_lib.camcore_session_new(self._h(), byref(cfg), byref(out)),
            f"camcore_session_new({device_id!r})")

@@ -306,7 +306,7 @@ int cmd_capture(int argc, char **argv)
     camcore_capture_stats stats;
     struct capture c;
     const char *spec = NULL, *snapshot = NULL, *output = NULL;
-    uint32_t width = 0, height = 0, fps = 0, fourcc = 0, frames = 0;
+    uint32_t width = 0, height = 0, fps = 0, fourcc = 0, frames = 0, out_w = 0, out_h = 0;
     double seconds = 0, start_s, elapsed;
     int rc = EXIT_OK, st, i, progress, have_frames = 0, have_seconds = 0, interrupted = 0;
     char code[8], code2[8], a[32];
@@ -321,12 +321,22 @@ int cmd_capture(int argc, char **argv)
         }
         if (strcmp(opt, "--size") && strcmp(opt, "--fps") && strcmp(opt, "--format") &&
             strcmp(opt, "--frames") && strcmp(opt, "--seconds") && strcmp(opt, "--snapshot") &&
-            strcmp(opt, "--output"))
+            strcmp(opt, "--output") && strcmp(opt, "--output-size"))
             return usage_error("capture: unknown option '%s'", opt);
         if (val == NULL)
             return usage_error("capture: %s needs a value", opt);
         i++;
-        if (!strcmp(opt, "--size")) {
+        if (!strcmp(opt, "--output-size")) {
+            /* S38: frames scaled by camcore to WxH (in the captured format, or I420 from MJPEG). */
+            char *x = strchr(val, 'x');
+            char wbuf[16];
+            if (!x || (size_t)(x - val) >= sizeof wbuf)
+                return usage_error("capture: --output-size '%s' is not WIDTHxHEIGHT (e.g. 640x360)", val);
+            memcpy(wbuf, val, (size_t)(x - val));
+            wbuf[x - val] = 0;
+            if (parse_u32(wbuf, &out_w) || parse_u32(x + 1, &out_h) || !out_w || !out_h)
+                return usage_error("capture: --output-size '%s' is not WIDTHxHEIGHT (e.g. 640x360)", val);
+        } else if (!strcmp(opt, "--size")) {
             char *x = strchr(val, 'x');
             char wbuf[16];
             if (!x || (size_t)(x - val) >= sizeof wbuf)
@@ -413,6 +423,15 @@ int cmd_capture(int argc, char **argv)
      * --output the raw stream is kept as captured instead. */
     if (snapshot && !output && (cfg.fourcc == CAMCORE_FOURCC_MJPEG || cfg.fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G')))
         cfg.output_fourcc = CAMCORE_FOURCC_RGB24;
+    if (out_w) {
+        /* An output size needs an output format (S38): the captured one, or
+         * I420 from a compressed stream. Bad sizes are refused at start. */
+        if (!cfg.output_fourcc)
+            cfg.output_fourcc = cfg.fourcc == CAMCORE_FOURCC_MJPEG || cfg.fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G')
+                                    ? CAMCORE_FOURCC_I420 : cfg.fourcc;
+        cfg.output_width = out_w;
+        cfg.output_height = out_h;
+    }
 
     memset(&c, 0, sizeof c);
     pthread_mutex_init(&c.lock, NULL);

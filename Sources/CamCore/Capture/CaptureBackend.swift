@@ -14,13 +14,51 @@ public struct CaptureRequest: Sendable, Equatable {
     /// Export each buffer as DMA-BUF fds (S37, VIDIOC_EXPBUF) and give
     /// every plane its fd and offset. V4L2 native frames only.
     public var dmabuf: Bool = false
+    /// The size frames are delivered at, pixels (S38); 0×0 (the default)
+    /// delivers the negotiated size. Needs `output`: camcore scales with
+    /// libyuv (MJPEG: decoded at a DCT scale first), see PixelConverter.
+    public var outputWidth: Int = 0
+    public var outputHeight: Int = 0
 
     public init(fourcc: FourCC = .yuyv, width: Int = 640, height: Int = 480,
                 frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4, output: FourCC? = nil,
-                dmabuf: Bool = false) {
+                dmabuf: Bool = false, outputWidth: Int = 0, outputHeight: Int = 0) {
         self.fourcc = fourcc; self.width = width; self.height = height
         self.frameRate = frameRate; self.bufferCount = bufferCount; self.output = output
         self.dmabuf = dmabuf
+        self.outputWidth = outputWidth; self.outputHeight = outputHeight
+    }
+
+    /// True when an output size (S38) is asked.
+    public var scales: Bool { outputWidth != 0 || outputHeight != 0 }
+
+    /// Checks an output size (S38) on its own, before any device is
+    /// touched: 0×0 (none), or both sides in 1...16384 with an output
+    /// format, even where that format's chroma needs it. Throws
+    /// invalidArgument saying which rule failed; the size against the
+    /// captured one is checked at start (PixelConverter.checkOutputSize).
+    public static func checkOutputSize(_ w: Int, _ h: Int, output: FourCC?) throws(CamError) {
+        if w == 0 && h == 0 { return }
+        guard w > 0, h > 0 else {
+            throw .invalidArgument("output size \(w)x\(h): give both sides, or 0x0 for the negotiated size")
+        }
+        guard let output else {
+            throw .invalidArgument("output size \(w)x\(h) needs an output format (I420, NV12, YUYV, RGB24, BGR24, RGBA): camcore scales only what it converts")
+        }
+        guard w <= PixelConverter.maxOutputSide, h <= PixelConverter.maxOutputSide else {
+            throw .invalidArgument("output size \(w)x\(h) is outside 1...\(PixelConverter.maxOutputSide)")
+        }
+        try checkOutputParity(w, h, output: output)
+    }
+
+    /// Even sides where the output format's chroma covers two pixels:
+    /// I420 and NV12 need an even width and height, YUYV an even width.
+    static func checkOutputParity(_ w: Int, _ h: Int, output: FourCC) throws(CamError) {
+        let needsEvenWidth = output == .i420 || output == .nv12 || output == .yuyv
+        let needsEvenHeight = output == .i420 || output == .nv12
+        if (needsEvenWidth && w % 2 != 0) || (needsEvenHeight && h % 2 != 0) {
+            throw .invalidArgument("output size \(w)x\(h) must be even\(needsEvenHeight ? "" : " in width") for \(output) (its chroma covers 2 pixels)")
+        }
     }
 
     /// Throws invalidArgument for sizes, rates or buffer counts no camera can use.
@@ -34,6 +72,7 @@ public struct CaptureRequest: Sendable, Equatable {
         if let r = frameRate, !r.isValid {
             throw .invalidArgument("frame rate \(r.numerator)/\(r.denominator) is not a valid rate")
         }
+        try Self.checkOutputSize(outputWidth, outputHeight, output: output)
     }
 }
 
@@ -56,6 +95,11 @@ public struct CaptureFormat: Sendable, Equatable {
     public var sourceFourCC: FourCC = .yuyv
     /// How the applied setting differs from the request (S6, S7).
     public var adjustments: NegotiatedFormat.Adjustments = []
+    /// The size frames are delivered at (S38): the output size when one
+    /// was asked, else `width`×`height`. `strides` and `frameBytes` are
+    /// those of frames at this size.
+    public var outputWidth: Int = 0
+    public var outputHeight: Int = 0
 }
 
 /// Counters of one capture session (S22).

@@ -133,9 +133,14 @@ public final class Capturer: @unchecked Sendable {
                 backend.stop()
                 throw CamError.notSupported("DMA-BUF export (S37) is for native frames: output \(out) would convert \(fmt.fourcc) into camcore's own memory, which has no DMA-BUF")
             }
-            if let out = request.output, out != fmt.fourcc {
+            fmt.outputWidth = fmt.width; fmt.outputHeight = fmt.height
+            // S38: an output size scales, even into the driver's own format.
+            let scaled = request.scales && (request.outputWidth != fmt.width || request.outputHeight != fmt.height)
+            if let out = request.output, out != fmt.fourcc || scaled {
                 do throws(CamError) {
-                    let conv = try PixelConverter(source: fmt.fourcc, width: fmt.width, height: fmt.height, target: out)
+                    let conv = try PixelConverter(source: fmt.fourcc, width: fmt.width, height: fmt.height, target: out,
+                                                  outputWidth: scaled ? request.outputWidth : nil,
+                                                  outputHeight: scaled ? request.outputHeight : nil)
                     let pool = HeapBuffers(count: fmt.bufferCount)
                     for _ in 0..<fmt.bufferCount {
                         pool.memory.append(UnsafeMutableRawPointer.allocate(byteCount: max(conv.outputBytes, 1), alignment: 64))
@@ -144,6 +149,7 @@ public final class Capturer: @unchecked Sendable {
                     fmt.fourcc = out
                     fmt.strides = conv.outputStrides
                     fmt.frameBytes = conv.outputBytes
+                    fmt.outputWidth = conv.outputWidth; fmt.outputHeight = conv.outputHeight
                 } catch {
                     backend.stop()
                     throw error
@@ -300,7 +306,8 @@ public final class Capturer: @unchecked Sendable {
                         continue
                     }
                     let out = c.converter.outputPlanes(c.pool.memory[slot])
-                    var converted = Frame(fourcc: c.converter.target, width: source.width, height: source.height,
+                    var converted = Frame(fourcc: c.converter.target, width: c.converter.outputWidth,
+                                          height: c.converter.outputHeight,
                                           planeCount: out.count, planes: out.planes, timestampNs: source.timestampNs,
                                           sequence: source.sequence, flags: source.flags, pool: c.pool, slot: slot)
                     converted.droppedBefore = source.droppedBefore

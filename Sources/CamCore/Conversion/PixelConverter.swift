@@ -57,6 +57,28 @@ import Glibc
 /// data they are the one warning accepted (see `accept`). A rejected frame
 /// costs that frame only: the TurboJPEG handle is re-created.
 ///
+/// **Output size (S38)**: with `outputWidth`×`outputHeight` other than the
+/// source size, frames come out at exactly that size (stretched, never
+/// cropped), scaled by libyuv with `scaleFilter` (box). Raw sources are
+/// converted to a layout libyuv scales (the target itself for I420 and
+/// NV12, I422 for YUYV, ARGB for RGB targets), scaled, then converted to
+/// the target at the output size (the steps that are not needed are
+/// left out: NV12→NV12 is one NV12Scale). MJPEG is decoded by TurboJPEG at
+/// the smallest DCT scale of 1/2, 1/4, 1/8 whose size (TJSCALED) is at or
+/// above the output size in both dimensions (`jpegScale`,
+/// `decodeWidth`×`decodeHeight`); when that is the output size nothing is
+/// scaled. Otherwise a YCbCr JPEG's planes are each scaled from the DCT
+/// size straight to the output's I420 (I422 for YUYV) planes with
+/// ScalePlane, whatever the JPEG's chroma subsampling, then converted; RGB
+/// targets (and RGB JPEGs) are decoded to BGRX at the DCT size,
+/// ARGBScale'd, then converted. Output sizes are checked by
+/// `checkOutputSize`.
+///
+/// **4:2:2 MJPEG to I420** (what UVC webcams send): the luma is decoded
+/// straight into the destination and only the chroma goes through scratch
+/// before libyuv halves it vertically (the same bytes as a whole 4:2:2
+/// decode followed by I422ToI420, without copying the luma).
+///
 /// **Errors**: `init` throws `CamError.notSupported` when source→target is
 /// impossible and `CamError.invalidArgument` for a size outside 1...16384.
 /// `convert` returns false for a corrupt or short frame (wrong FourCC or
@@ -79,16 +101,44 @@ final class PixelConverter: @unchecked Sendable {
     let height: Int
     /// The output format.
     let target: FourCC
-    /// Bytes per row of each output plane (tightly packed): I420
-    /// `[w, ⌈w/2⌉, ⌈w/2⌉]`, NV12 `[w, 2⌈w/2⌉]`, YUYV `[4⌈w/2⌉]`,
-    /// RGB3/BGR3 `[3w]`, AB24 `[4w]`.
+    /// The size of the output frames, pixels (S38): the source size unless
+    /// an output size was asked.
+    let outputWidth: Int
+    let outputHeight: Int
+    /// Bytes per row of each output plane (tightly packed, at the output
+    /// size): I420 `[w, ⌈w/2⌉, ⌈w/2⌉]`, NV12 `[w, 2⌈w/2⌉]`, YUYV
+    /// `[4⌈w/2⌉]`, RGB3/BGR3 `[3w]`, AB24 `[4w]`.
     let outputStrides: [Int]
     /// Bytes of one output frame; `destination` must be this long.
     let outputBytes: Int
     /// The libyuv calls a raw frame goes through, in order, e.g.
-    /// `["YUY2ToI420"]`. For MJPEG: the TurboJPEG call, then the calls
-    /// after a 4:2:0 decode (other subsamplings use their own chains).
+    /// `["YUY2ToI420"]`. For MJPEG: the TurboJPEG call, with its DCT scale
+    /// when an output size was asked (`"tjDecompressToYUVPlanes 1/2"`), then the calls after a 4:2:0
+    /// decode (other subsamplings use their own chains). A scale is named
+    /// by its libyuv call and filter, e.g. `"I420Scale box"`, `"ScalePlane box"`.
     let route: [String]
+    /// MJPEG: the DCT scale TurboJPEG decodes at (S38), as numerator and
+    /// denominator: 1/1, 1/2, 1/4 or 1/8, the smallest whose scaled size
+    /// (TJSCALED) is at least the output size in both dimensions. 1/1 for
+    /// raw sources and for MJPEG without an output size.
+    let jpegScale: (num: Int, denom: Int)
+    /// MJPEG: the size decoded at `jpegScale` (TJSCALED of the source size).
+    let decodeWidth: Int
+    let decodeHeight: Int
+
+    /// The filter of every libyuv scale call (S38): box. libyuv's box filter
+    /// averages every source pixel into the output pixel it falls in; for
+    /// an axis that shrinks by less than 2 (and for enlarging) libyuv itself
+    /// uses bilinear instead (its ScaleFilterReduce), which there also reads
+    /// every source pixel. Exactly the asked size: the image is stretched,
+    /// never cropped, when the aspect ratio differs.
+    static let scaleFilter = kFilterBox
+
+    /// The largest output size accepted, per dimension, and how many times
+    /// the source size it may be (enlarging beyond that is refused as a
+    /// mistake rather than a scale anyone wants).
+    static let maxOutputSide = 16384
+    static let maxUpscale = 4
 
     private let sourceLayout: PixelLayout
     private let targetLayout: PixelLayout
@@ -96,9 +146,20 @@ final class PixelConverter: @unchecked Sendable {
     private let swapSourceUV: Bool
     /// Raw sources: the chain; each step writes a scratch image, the last one the destination.
     private let steps: [Step]
-    /// MJPEG: the chains after decoding, by the decoded layout.
+    /// Raw sources with an output size: convert, scale, convert (S38).
+    private let scaling: Scaling?
+    /// MJPEG: the chains after decoding, by the decoded layout (at the DCT size).
     private let jpegSteps: [PixelLayout: [Step]]
-    private let scratch: UnsafeMutableRawPointer?
+    /// MJPEG whose DCT size is not the output size: what follows the
+    /// per-plane scale of a YCbCr decode (into `planarOut`, the layout
+    /// `planarLayout` at the output size; nil: the destination), and what
+    /// follows the ARGBScale of a BGRX decode (into `argbOut`).
+    private let planarLayout: PixelLayout
+    private let planarOut: PixelImage?
+    private let planarPost: [Step]
+    private let argbOut: PixelImage?
+    private let argbPost: [Step]
+    private var buffers: [UnsafeMutableRawPointer] = []
     private let jpegScratch: UnsafeMutableRawPointer?
     /// The TurboJPEG decompressor; re-created after a frame it rejected
     /// (see `resetDecoder`), nil when that failed (out of memory).
@@ -120,81 +181,196 @@ final class PixelConverter: @unchecked Sendable {
         let output: PixelImage?
     }
 
+    /// A raw frame to an output size: `pre` converts the source into
+    /// `layout` at the source size (into `atSource`; empty when the source
+    /// is that layout), one libyuv scale writes `layout` at the output size
+    /// (into `atOutput`, nil: the destination), `post` converts it to the
+    /// target (empty when `layout` is the target).
+    private struct Scaling {
+        let layout: PixelLayout
+        let pre: [Step]
+        let atSource: PixelImage?
+        let atOutput: PixelImage?
+        let post: [Step]
+    }
+
+    /// Checks an output size (S38) for `target` from a `width`×`height`
+    /// source: 1...16384 and at most `maxUpscale` times the source per
+    /// side, even where the target's chroma needs it (I420 and NV12: width
+    /// and height; YUYV: width). Throws `CamError.invalidArgument` saying
+    /// which rule failed.
+    static func checkOutputSize(_ ow: Int, _ oh: Int, target: FourCC, width: Int, height: Int) throws(CamError) {
+        guard (1...maxOutputSide).contains(ow), (1...maxOutputSide).contains(oh) else {
+            throw .invalidArgument("output size \(ow)x\(oh) is outside 1...\(maxOutputSide)")
+        }
+        guard ow <= maxUpscale * width, oh <= maxUpscale * height else {
+            throw .invalidArgument("output size \(ow)x\(oh) is more than \(maxUpscale) times the captured \(width)x\(height)")
+        }
+        try CaptureRequest.checkOutputParity(ow, oh, output: target)
+    }
+
     /// Throws `CamError.notSupported` when `source`→`target` is impossible,
-    /// `CamError.invalidArgument` for a size outside 1...16384, and
-    /// `CamError.noMemory` when TurboJPEG cannot start.
-    init(source: FourCC, width: Int, height: Int, target: FourCC) throws(CamError) {
+    /// `CamError.invalidArgument` for a size outside 1...16384 or an output
+    /// size `checkOutputSize` refuses, and `CamError.noMemory` when
+    /// TurboJPEG cannot start. `outputWidth`/`outputHeight` nil (or equal to
+    /// the source size) convert without scaling.
+    init(source: FourCC, width: Int, height: Int, target: FourCC,
+         outputWidth: Int? = nil, outputHeight: Int? = nil) throws(CamError) {
         guard (1...16384).contains(width), (1...16384).contains(height) else {
             throw .invalidArgument("conversion size \(width)x\(height) is outside 1...16384")
         }
         guard let to = PixelLayout.target(target) else {
             throw .notSupported("output pixel format \(target) is not one of YU12, NV12, YUYV, RGB3, BGR3, AB24")
         }
+        let ow = outputWidth ?? width, oh = outputHeight ?? height
+        let scales = ow != width || oh != height
+        if scales { try PixelConverter.checkOutputSize(ow, oh, target: target, width: width, height: height) }
         self.source = source; self.width = width; self.height = height; self.target = target
+        self.outputWidth = ow; self.outputHeight = oh
         targetLayout = to
-        outputStrides = (0..<to.planeCount).map { to.rowBytes($0, width) }
-        outputBytes = to.bytes(width, height)
-        tjPlanes = .allocate(capacity: 3); tjPlanes.initialize(repeating: nil, count: 3)
-        tjStrides = .allocate(capacity: 3); tjStrides.initialize(repeating: 0, count: 3)
+        outputStrides = (0..<to.planeCount).map { to.rowBytes($0, ow) }
+        outputBytes = to.bytes(ow, oh)
+        // S38's scaled layout: I420 and NV12 scale as themselves, YUYV as
+        // I422 (its chroma), RGB as ARGB.
+        planarLayout = to == .yuy2 ? .i422 : .i420
+        var owned: [UnsafeMutableRawPointer] = []
+        func scratchImage(_ layout: PixelLayout, _ w: Int, _ h: Int) -> PixelImage {
+            let b = UnsafeMutableRawPointer.allocate(byteCount: max(layout.bytes(w, h), 1), alignment: 64)
+            owned.append(b)
+            return layout.image(b, w, h)
+        }
+        func chain(_ plan: [ConversionCall], _ w: Int, _ h: Int) -> [Step] {
+            let (buffer, images) = PixelConverter.allocateScratch([plan], w, h)
+            if let buffer { owned.append(buffer) }
+            return PixelConverter.steps(plan, images[0])
+        }
+        func freeAll() { for b in owned { b.deallocate() } }
 
         if source.isJPEG {
-            sourceLayout = .i420; swapSourceUV = false; steps = []
-            if to.isRGB {
+            sourceLayout = .i420; swapSourceUV = false; steps = []; scaling = nil
+            // The DCT scale: the smallest of 1/1, 1/2, 1/4, 1/8 TurboJPEG
+            // offers whose scaled size covers the output size.
+            var n: Int32 = 0
+            var best = tjscalingfactor(num: 1, denom: 1)
+            if scales, let factors = tjGetScalingFactors(&n) {
+                for i in 0..<Int(n) {
+                    let f = factors[i]
+                    guard f.num == 1, [1, 2, 4, 8].contains(f.denom), f.denom > best.denom,
+                          Int(cc_tjscaled(Int32(width), f)) >= ow, Int(cc_tjscaled(Int32(height), f)) >= oh else { continue }
+                    best = f
+                }
+            }
+            let dw = Int(cc_tjscaled(Int32(width), best)), dh = Int(cc_tjscaled(Int32(height), best))
+            jpegScale = (Int(best.num), Int(best.denom)); decodeWidth = dw; decodeHeight = dh
+            let exact = dw == ow && dh == oh
+            let scaleName = scales ? " \(best.num)/\(best.denom)" : ""  // the DCT scale, with an output size
+            if to.isRGB && exact {
                 // TurboJPEG decodes straight into the destination.
-                jpegSteps = [:]; jpegScratch = nil; scratch = nil
-                route = ["tjDecompress2"]
-            } else {
+                jpegSteps = [:]
+                planarOut = nil; planarPost = []; argbOut = nil; argbPost = []
+                route = ["tjDecompress2" + scaleName]
+            } else if exact {
                 let decodedLayouts: [PixelLayout] = [.i420, .i422, .i444, .i400, .argb]
                 var plans: [[ConversionCall]] = []
                 for decoded in decodedLayouts {
                     guard let plan = ConversionGraph.plan(from: decoded, to: to) else {
-                        tjPlanes.deallocate(); tjStrides.deallocate()
+                        freeAll()
                         throw .notSupported("no conversion from decoded JPEG (\(decoded)) to \(target)")
                     }
                     plans.append(plan)
                 }
-                let (buffer, images) = Self.allocateScratch(plans, width, height)
-                scratch = buffer
+                let (buffer, images) = Self.allocateScratch(plans, dw, dh)
+                if let buffer { owned.append(buffer) }
                 var all: [PixelLayout: [Step]] = [:]
                 for (i, decoded) in decodedLayouts.enumerated() {
                     all[decoded] = Self.steps(plans[i], images[i])
                 }
                 jpegSteps = all
-                // Room for Y (padded to the sampling unit), native chroma up to
-                // 4:4:4, I420 chroma (4:4:0 and 4:1:1 are resampled to it), or
-                // a BGRX decode of an RGB JPEG.
-                let cw = (width + 1) / 2, ch = (height + 1) / 2
-                let paddedY = ((width + 3) & ~3) * ((height + 1) & ~1)
-                let jpegBytes = max(paddedY + 2 * width * height + 2 * cw * ch + 64, 4 * width * height)
-                jpegScratch = .allocate(byteCount: jpegBytes, alignment: 64)
-                route = ["tjDecompressToYUVPlanes"] + (to == .i420 ? [] : plans[0].map(\.name))
+                planarOut = nil; planarPost = []; argbOut = nil; argbPost = []
+                route = ["tjDecompressToYUVPlanes" + scaleName] + (to == .i420 ? [] : plans[0].map(\.name))
+            } else {
+                // Decode at the DCT size, scale each plane to the output
+                // size (YCbCr) or the BGRX image (RGB targets, RGB JPEGs),
+                // then convert at the output size.
+                guard let fromPlanar = ConversionGraph.plan(from: planarLayout, to: to),
+                      let fromARGB = ConversionGraph.plan(from: .argb, to: to) else {
+                    freeAll()
+                    throw .notSupported("no conversion from a scaled JPEG to \(target)")
+                }
+                jpegSteps = [:]
+                if planarLayout == to || to.isRGB {
+                    planarOut = nil; planarPost = []
+                } else {
+                    planarOut = scratchImage(planarLayout, ow, oh); planarPost = chain(fromPlanar, ow, oh)
+                }
+                if to == .argb {
+                    argbOut = nil; argbPost = []
+                } else {
+                    argbOut = scratchImage(.argb, ow, oh); argbPost = chain(fromARGB, ow, oh)
+                }
+                let filter = "box"
+                if to.isRGB {
+                    route = ["tjDecompress2" + scaleName, "ARGBScale \(filter)"] + fromARGB.map(\.name)
+                } else {
+                    route = ["tjDecompressToYUVPlanes" + scaleName, "ScalePlane \(filter)"]
+                        + (planarLayout == to ? [] : fromPlanar.map(\.name))
+                }
             }
+            // Room for Y (padded to the sampling unit), native chroma up to
+            // 4:4:4, I420 chroma (4:4:0 and 4:1:1 are resampled to it), or
+            // a BGRX decode of an RGB JPEG (all at most the source size).
+            let cw = (width + 1) / 2, ch = (height + 1) / 2
+            let paddedY = ((width + 3) & ~3) * ((height + 1) & ~1)
+            let jpegBytes = max(paddedY + 2 * width * height + 2 * cw * ch + 64, 4 * width * height)
+            let js = UnsafeMutableRawPointer.allocate(byteCount: jpegBytes, alignment: 64)
+            jpegScratch = js
             guard let handle = tjInitDecompress() else {
-                scratch?.deallocate(); jpegScratch?.deallocate()
-                tjPlanes.deallocate(); tjStrides.deallocate()
+                js.deallocate(); freeAll()
                 throw .noMemory("TurboJPEG: \(String(cString: tjGetErrorStr2(nil)))")
             }
             tj = handle; decodesJPEG = true
         } else {
             guard let (from, swap) = PixelLayout.source(source) else {
-                tjPlanes.deallocate(); tjStrides.deallocate()
                 throw .notSupported("no converter for pixel format \(source)")
             }
             guard let plan = ConversionGraph.plan(from: from, to: to) else {
-                tjPlanes.deallocate(); tjStrides.deallocate()
                 throw .notSupported("no conversion from \(source) to \(target)")
             }
             sourceLayout = from; swapSourceUV = swap
-            let (buffer, images) = Self.allocateScratch([plan], width, height)
-            scratch = buffer
-            steps = Self.steps(plan, images[0])
+            jpegScale = (1, 1); decodeWidth = width; decodeHeight = height
             jpegSteps = [:]; jpegScratch = nil; tj = nil; decodesJPEG = false
-            route = plan.map(\.name)
+            planarOut = nil; planarPost = []; argbOut = nil; argbPost = []
+            if scales {
+                // The layout libyuv scales: the target's own (I420, NV12),
+                // I422 for YUYV, ARGB for RGB targets.
+                let layout: PixelLayout = to.isRGB ? .argb : to == .yuy2 ? .i422 : to
+                guard let pre = layout == from ? [] : ConversionGraph.plan(from: from, to: layout),
+                      let post = layout == to ? [] : ConversionGraph.plan(from: layout, to: to) else {
+                    throw .notSupported("no conversion from \(source) to \(target) through \(layout)")
+                }
+                let atSource = pre.isEmpty ? nil : scratchImage(layout, width, height)
+                let atOutput = post.isEmpty ? nil : scratchImage(layout, ow, oh)
+                scaling = Scaling(layout: layout, pre: chain(pre, width, height), atSource: atSource,
+                                  atOutput: atOutput, post: chain(post, ow, oh))
+                steps = []
+                route = pre.map(\.name) + [PixelConverter.scaleName(layout)] + post.map(\.name)
+            } else {
+                scaling = nil
+                steps = chain(plan, width, height)
+                route = plan.map(\.name)
+            }
+            tjPlanes = .allocate(capacity: 3); tjPlanes.initialize(repeating: nil, count: 3)
+            tjStrides = .allocate(capacity: 3); tjStrides.initialize(repeating: 0, count: 3)
+            buffers = owned
+            return
         }
+        tjPlanes = .allocate(capacity: 3); tjPlanes.initialize(repeating: nil, count: 3)
+        tjStrides = .allocate(capacity: 3); tjStrides.initialize(repeating: 0, count: 3)
+        buffers = owned
     }
 
     deinit {
-        scratch?.deallocate()
+        for b in buffers { b.deallocate() }
         jpegScratch?.deallocate()
         cleanJPEG?.deallocate()
         if let tj { tjDestroy(tj) }
@@ -208,10 +384,11 @@ final class PixelConverter: @unchecked Sendable {
     /// doc); never crashes on garbage input.
     func convert(_ frame: Frame, into destination: UnsafeMutableRawPointer) -> Bool {
         guard frame.fourcc == source, frame.width == width, frame.height == height else { return false }
-        let out = targetLayout.image(destination, width, height)
+        let out = targetLayout.image(destination, outputWidth, outputHeight)
         if decodesJPEG { return decodeJPEG(frame.plane(0), into: out) }
         guard let input = inputImage(frame) else { return false }
-        return run(steps, input, out)
+        if let s = scaling { return runScaled(s, input, out) }
+        return run(steps, input, out, width, height)
     }
 
     /// The output planes in `destination`, split like PlaneLayout splits a
@@ -220,9 +397,9 @@ final class PixelConverter: @unchecked Sendable {
         var planes = (Plane.empty, Plane.empty, Plane.empty)
         var offset = 0
         for i in 0..<targetLayout.planeCount {
-            let stride = targetLayout.rowBytes(i, width)
+            let stride = targetLayout.rowBytes(i, outputWidth)
             let p = Plane(base: destination + offset, stride: stride,
-                          length: stride * targetLayout.rows(i, height))
+                          length: stride * targetLayout.rows(i, outputHeight))
             offset += p.length
             switch i {
             case 0: planes.0 = p
@@ -278,7 +455,7 @@ final class PixelConverter: @unchecked Sendable {
         return base.assumingMemoryBound(to: UInt8.self)
     }
 
-    private func run(_ steps: [Step], _ input: PixelImage, _ destination: PixelImage) -> Bool {
+    private func run(_ steps: [Step], _ input: PixelImage, _ destination: PixelImage, _ width: Int, _ height: Int) -> Bool {
         var current = input
         let w = Int32(width), h = Int32(height)
         for step in steps {
@@ -287,6 +464,54 @@ final class PixelConverter: @unchecked Sendable {
             current = output
         }
         return true
+    }
+
+    // MARK: - Output size (S38)
+
+    /// A raw frame converted to the scaled layout, scaled, converted to the target.
+    private func runScaled(_ s: Scaling, _ input: PixelImage, _ destination: PixelImage) -> Bool {
+        var image = input
+        if let atSource = s.atSource {
+            guard run(s.pre, input, atSource, width, height) else { return false }
+            image = atSource
+        }
+        let scaled = s.atOutput ?? destination
+        guard Self.scale(s.layout, image, width, height, scaled, outputWidth, outputHeight) == 0 else { return false }
+        return s.post.isEmpty || run(s.post, scaled, destination, outputWidth, outputHeight)
+    }
+
+    /// The libyuv call that scales `layout`, as `route` names it.
+    static func scaleName(_ layout: PixelLayout) -> String {
+        switch layout {
+        case .i420: return "I420Scale box"
+        case .i422: return "I422Scale box"
+        case .i444: return "I444Scale box"
+        case .nv12: return "NV12Scale box"
+        case .argb: return "ARGBScale box"
+        default: return "ScalePlane box"
+        }
+    }
+
+    /// Scales an image of `layout` (I420, I422, I444, NV12, ARGB or one
+    /// plane) from `w`×`h` to `ow`×`oh` with `scaleFilter`; 0 on success.
+    static func scale(_ layout: PixelLayout, _ s: PixelImage, _ w: Int, _ h: Int,
+                      _ d: PixelImage, _ ow: Int, _ oh: Int) -> Int32 {
+        let sw = Int32(w), sh = Int32(h), dw = Int32(ow), dh = Int32(oh), f = scaleFilter
+        switch layout {
+        case .i420:
+            return I420Scale(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, sw, sh, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, dw, dh, f)
+        case .i422:
+            return I422Scale(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, sw, sh, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, dw, dh, f)
+        case .i444:
+            return I444Scale(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, sw, sh, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, dw, dh, f)
+        case .nv12:
+            return NV12Scale(s.p0, s.s0, s.p1, s.s1, sw, sh, d.p0, d.s0, d.p1, d.s1, dw, dh, f)
+        case .argb:
+            return ARGBScale(s.p0, s.s0, sw, sh, d.p0, d.s0, dw, dh, f)
+        default:
+            ScalePlane(s.p0, s.s0, sw, sh, d.p0, d.s0, dw, dh, f)
+            return 0
+        }
     }
 
     // MARK: - MJPEG
@@ -331,20 +556,29 @@ final class PixelConverter: @unchecked Sendable {
             return false
         }
         let flags = CC_TJFLAG_LIMITSCANS
+        // The size TurboJPEG decodes at (S38's DCT scale; the JPEG's own without one).
+        let dw = Int32(decodeWidth), dh = Int32(decodeHeight)
+        let exact = decodeWidth == outputWidth && decodeHeight == outputHeight
 
-        if targetLayout.isRGB {
+        if targetLayout.isRGB && exact {
             let format: TJPF = targetLayout == .raw ? TJPF_RGB : targetLayout == .rgb24 ? TJPF_BGR : TJPF_RGBA
-            return accept(tjDecompress2(tj, jpeg, UInt(size), destination.p0, w, destination.s0, h,
+            return accept(tjDecompress2(tj, jpeg, UInt(size), destination.p0, dw, destination.s0, dh,
                                         Int32(format.rawValue), flags))
         }
         guard let scratch = jpegScratch else { return false }
         let yuvJPEG = colorspace == Int32(TJCS_YCbCr.rawValue) || colorspace == Int32(TJCS_GRAY.rawValue)
-        if !yuvJPEG {
-            // RGB, CMYK or YCCK JPEG (not from cameras): decode to BGRX (libyuv ARGB).
-            let argb = PixelLayout.argb.image(scratch, width, height)
-            guard accept(tjDecompress2(tj, jpeg, UInt(size), argb.p0, w, argb.s0, h,
+        if !yuvJPEG || targetLayout.isRGB {
+            // RGB targets at a scale, or an RGB, CMYK or YCCK JPEG (not from
+            // cameras): decode to BGRX (libyuv ARGB), scale, convert.
+            let argb = PixelLayout.argb.image(scratch, decodeWidth, decodeHeight)
+            guard accept(tjDecompress2(tj, jpeg, UInt(size), argb.p0, dw, argb.s0, dh,
                                        Int32(TJPF_BGRX.rawValue), flags)) else { return false }
-            return run(jpegSteps[.argb] ?? [], argb, destination)
+            if exact { return run(jpegSteps[.argb] ?? [], argb, destination, decodeWidth, decodeHeight) }
+            let scaled = argbOut ?? destination
+            guard Self.scale(.argb, argb, decodeWidth, decodeHeight, scaled, outputWidth, outputHeight) == 0 else {
+                return false
+            }
+            return argbPost.isEmpty || run(argbPost, scaled, destination, outputWidth, outputHeight)
         }
         let decoded: PixelLayout
         switch subsamp {
@@ -356,38 +590,72 @@ final class PixelConverter: @unchecked Sendable {
         }
         // TurboJPEG writes whole sampling units: the luma plane is padded to
         // them (one more column and row at odd 4:2:0 sizes).
-        let yw = tjPlaneWidth(0, w, subsamp), yh = tjPlaneHeight(0, h, subsamp)
-        guard yw >= w, yh >= h, Int(yw) <= (width + 3) & ~3, Int(yh) <= (height + 1) & ~1 else {
+        let yw = tjPlaneWidth(0, dw, subsamp), yh = tjPlaneHeight(0, dh, subsamp)
+        guard yw >= dw, yh >= dh, Int(yw) <= (decodeWidth + 3) & ~3, Int(yh) <= (decodeHeight + 1) & ~1 else {
             resetDecoder()
             return false
         }
-        if subsamp == Int32(TJSAMP_420.rawValue) && targetLayout == .i420 && yw == w && yh == h {
+        if exact && subsamp == Int32(TJSAMP_420.rawValue) && targetLayout == .i420 && yw == dw && yh == dh {
             return decodeYUV(jpeg, size, into: destination, subsamp: subsamp, flags: flags)
         }
         var image = PixelImage(p0: scratch.assumingMemoryBound(to: UInt8.self), s0: yw)
-        if decoded != .i400 {
-            let cw = tjPlaneWidth(1, w, subsamp), chh = tjPlaneHeight(1, h, subsamp)
-            guard cw > 0, chh > 0, cw <= w, chh <= h else {
-                resetDecoder()
-                return false
-            }
-            let u = scratch + Int(yw * yh)
-            image.p1 = u.assumingMemoryBound(to: UInt8.self); image.s1 = cw
-            image.p2 = (u + Int(cw * chh)).assumingMemoryBound(to: UInt8.self); image.s2 = cw
+        if decoded == .i400 {
             guard decodeYUV(jpeg, size, into: image, subsamp: subsamp, flags: flags) else { return false }
-            if decoded == .i420 && subsamp != Int32(TJSAMP_420.rawValue) {
-                // Resample the chroma to 4:2:0 (as libyuv's I4xxToI420 does), after the native planes.
-                let q = u + 2 * Int(cw * chh)
-                let qw = Int32((width + 1) / 2), qh = Int32((height + 1) / 2)
-                let i420u = q.assumingMemoryBound(to: UInt8.self), i420v = (q + Int(qw * qh)).assumingMemoryBound(to: UInt8.self)
-                ScalePlane(image.p1, cw, cw, chh, i420u, qw, qw, qh, kFilterBilinear)
-                ScalePlane(image.p2, cw, cw, chh, i420v, qw, qw, qh, kFilterBilinear)
-                image.p1 = i420u; image.s1 = qw; image.p2 = i420v; image.s2 = qw
-            }
-        } else {
-            guard decodeYUV(jpeg, size, into: image, subsamp: subsamp, flags: flags) else { return false }
+            if exact { return run(jpegSteps[.i400] ?? [], image, destination, decodeWidth, decodeHeight) }
+            return scalePlanes(image, chroma: nil, destination)
         }
-        return run(jpegSteps[decoded] ?? [], image, destination)
+        let cw = tjPlaneWidth(1, dw, subsamp), chh = tjPlaneHeight(1, dh, subsamp)
+        guard cw > 0, chh > 0, cw <= dw, chh <= dh else {
+            resetDecoder()
+            return false
+        }
+        let u = scratch + Int(yw * yh)
+        image.p1 = u.assumingMemoryBound(to: UInt8.self); image.s1 = cw
+        image.p2 = (u + Int(cw * chh)).assumingMemoryBound(to: UInt8.self); image.s2 = cw
+        let qw = Int32((decodeWidth + 1) / 2), qh = Int32((decodeHeight + 1) / 2)
+        if exact && subsamp == Int32(TJSAMP_422.rawValue) && targetLayout == .i420 && yw == dw && yh == dh {
+            // 4:2:2 to I420, direct: luma straight into the destination, the
+            // chroma halved vertically from scratch into it. The same calls
+            // and bytes as I422ToI420 after a whole 4:2:2 decode, without
+            // the copy of the luma plane.
+            image.p0 = destination.p0; image.s0 = destination.s0
+            guard decodeYUV(jpeg, size, into: image, subsamp: subsamp, flags: flags) else { return false }
+            ScalePlane(image.p1, cw, cw, chh, destination.p1, destination.s1, qw, qh, kFilterBilinear)
+            ScalePlane(image.p2, cw, cw, chh, destination.p2, destination.s2, qw, qh, kFilterBilinear)
+            return true
+        }
+        guard decodeYUV(jpeg, size, into: image, subsamp: subsamp, flags: flags) else { return false }
+        if !exact { return scalePlanes(image, chroma: (cw, chh), destination) }
+        if decoded == .i420 && subsamp != Int32(TJSAMP_420.rawValue) {
+            // Resample the chroma to 4:2:0 (as libyuv's I4xxToI420 does), after the native planes.
+            let q = u + 2 * Int(cw * chh)
+            let i420u = q.assumingMemoryBound(to: UInt8.self), i420v = (q + Int(qw * qh)).assumingMemoryBound(to: UInt8.self)
+            ScalePlane(image.p1, cw, cw, chh, i420u, qw, qw, qh, kFilterBilinear)
+            ScalePlane(image.p2, cw, cw, chh, i420v, qw, qw, qh, kFilterBilinear)
+            image.p1 = i420u; image.s1 = qw; image.p2 = i420v; image.s2 = qw
+        }
+        return run(jpegSteps[decoded] ?? [], image, destination, decodeWidth, decodeHeight)
+    }
+
+    /// S38: the planes of a JPEG decoded at the DCT size (`image`; luma
+    /// `decodeWidth`×`decodeHeight`, chroma `chroma` samples, nil for grey)
+    /// each scaled with ScalePlane (`scaleFilter`) to `planarLayout` at the
+    /// output size — in one pass per plane, whatever the JPEG's chroma
+    /// subsampling — then converted to the target. Grey gets neutral chroma (128).
+    private func scalePlanes(_ image: PixelImage, chroma: (Int32, Int32)?, _ destination: PixelImage) -> Bool {
+        let out = planarOut ?? destination
+        let f = Self.scaleFilter
+        let ow = Int32(outputWidth), oh = Int32(outputHeight)
+        let cw = Int32(planarLayout.rowBytes(1, outputWidth)), ch = Int32(planarLayout.rows(1, outputHeight))
+        ScalePlane(image.p0, image.s0, Int32(decodeWidth), Int32(decodeHeight), out.p0, out.s0, ow, oh, f)
+        if let (sw, sh) = chroma {
+            ScalePlane(image.p1, image.s1, sw, sh, out.p1, out.s1, cw, ch, f)
+            ScalePlane(image.p2, image.s2, sw, sh, out.p2, out.s2, cw, ch, f)
+        } else {
+            SetPlane(out.p1, out.s1, cw, ch, 128)
+            SetPlane(out.p2, out.s2, cw, ch, 128)
+        }
+        return planarPost.isEmpty || run(planarPost, out, destination, outputWidth, outputHeight)
     }
 
     private func decodeYUV(_ jpeg: UnsafePointer<UInt8>, _ size: Int, into image: PixelImage,
@@ -395,8 +663,8 @@ final class PixelConverter: @unchecked Sendable {
         guard let tj else { return false }
         tjPlanes[0] = image.p0; tjPlanes[1] = image.p1; tjPlanes[2] = image.p2
         tjStrides[0] = image.s0; tjStrides[1] = image.s1; tjStrides[2] = image.s2
-        return accept(tjDecompressToYUVPlanes(tj, jpeg, UInt(size), tjPlanes, Int32(width), tjStrides,
-                                              Int32(height), flags))
+        return accept(tjDecompressToYUVPlanes(tj, jpeg, UInt(size), tjPlanes, Int32(decodeWidth), tjStrides,
+                                              Int32(decodeHeight), flags))
     }
 
     /// TurboJPEG's result: success, or the one warning that leaves the

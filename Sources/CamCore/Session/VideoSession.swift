@@ -67,6 +67,11 @@ public final class VideoSession: @unchecked Sendable {
     /// The format in use while the camera is on.
     private var format: CaptureFormat?
     private var preference: CapturePreference
+    /// The size every frame of the session is delivered at (S38), for
+    /// transmission and previews alike; 0×0 keeps the negotiated size.
+    /// Fixed at init; needs the preference's output format.
+    public let outputWidth: Int
+    public let outputHeight: Int
     private var explicitRequest: CaptureRequest?
     private var capturer: Capturer?
     private var eventHandler: ((SessionEvent) -> Void)?
@@ -95,9 +100,12 @@ public final class VideoSession: @unchecked Sendable {
     /// given and the list is empty is not an error: the session has no
     /// device until one is selected), and thread creation failures.
     public init(manager: Manager, deviceID: String? = nil,
-                preference: CapturePreference = CapturePreference()) throws(CamError) {
+                preference: CapturePreference = CapturePreference(),
+                outputWidth: Int = 0, outputHeight: Int = 0) throws(CamError) {
+        try CaptureRequest.checkOutputSize(outputWidth, outputHeight, output: preference.output)
         self.manager = manager
         self.preference = preference
+        self.outputWidth = outputWidth; self.outputHeight = outputHeight
         queue = try CameraQueue()
         // Every stored property is set by now: if the lookup throws,
         // deinit runs and ends the camera queue.
@@ -223,11 +231,13 @@ public final class VideoSession: @unchecked Sendable {
         -> (CaptureRequest, NegotiatedFormat.Adjustments) {
         if var r = explicitRequest {
             r.output = preference.output
+            r.outputWidth = outputWidth; r.outputHeight = outputHeight
             return (r, [])
         }
         let n = try manager.negotiate(deviceID: device.id, preference: preference)
         return (CaptureRequest(fourcc: n.fourcc, width: n.width, height: n.height, frameRate: n.rate,
-                               output: preference.output), n.adjustments)
+                               output: preference.output, outputWidth: outputWidth, outputHeight: outputHeight),
+                n.adjustments)
     }
 
     private func turnOn() -> CamError? {

@@ -68,7 +68,8 @@ public func cabi_session_config_init(_ c: UnsafeMutablePointer<camcore_session_c
     var p = camcore_preference()
     cabi_preference_init(&p)
     c.pointee = camcore_session_config(struct_size: UInt32(MemoryLayout<camcore_session_config>.size),
-                                       device_id: nil, preference: p, return_to_reconnected_device: 1)
+                                       device_id: nil, preference: p, return_to_reconnected_device: 1,
+                                       output_width: 0, output_height: 0)
 }
 
 @_cdecl("camcore_session_new")
@@ -82,11 +83,16 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
     cabi_session_config_init(&c)
     if let config {
         do { c = try Versioned.sessionConfig.read(config, over: c, fn, "config") } catch { return fail(error) }
+        // An older struct ends in padding where output_width now is: only a
+        // struct_size covering output_height carries an output size (S38).
+        let end = MemoryLayout<camcore_session_config>.offset(of: \.output_height)! + 4
+        if Int(config.pointee.struct_size) < end { c.output_width = 0; c.output_height = 0 }
     }
     do {
         let pref = try withUnsafePointer(to: c.preference) { p throws(CamError) in try preference(p, fn) }
         let id = c.device_id.map { String(cString: $0) }
-        let s = try VideoSession(manager: mbox.manager, deviceID: id, preference: pref)
+        let s = try VideoSession(manager: mbox.manager, deviceID: id, preference: pref,
+                                 outputWidth: Int(c.output_width), outputHeight: Int(c.output_height))
         s.returnsToReconnectedDevice = c.return_to_reconnected_device != 0
         out.pointee = Handles.shared.add(SessionBox(s), parent: manager)
         return 0

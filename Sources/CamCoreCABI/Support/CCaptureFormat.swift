@@ -9,8 +9,10 @@ func cCaptureFormat(_ f: CaptureFormat) -> camcore_capture_format {
     var r = camcore_capture_format()
     r.struct_size = UInt32(MemoryLayout<camcore_capture_format>.size)
     r.fourcc = f.fourcc.rawValue
-    r.width = UInt32(f.width)
-    r.height = UInt32(f.height)
+    // The size frames are delivered at (S38's output size when scaling),
+    // like fourcc, strides and frame_bytes.
+    r.width = UInt32(f.outputWidth == 0 ? f.width : f.outputWidth)
+    r.height = UInt32(f.outputHeight == 0 ? f.height : f.outputHeight)
     r.plane_count = UInt32(min(f.strides.count, 3))
     let s = f.strides + [0, 0, 0]
     r.strides = (UInt32(s[0]), UInt32(s[1]), UInt32(s[2]))
@@ -25,7 +27,8 @@ func cCaptureFormat(_ f: CaptureFormat) -> camcore_capture_format {
 /// A capture config as the engine's request, checked whole at the call
 /// (issue 12 item 7): size 1...65536, buffer_count 2...32, fps a positive
 /// fraction or 0/0 (the driver's rate) — 0/1 and 30/0 are refused.
-/// `output` false leaves output_fourcc unread (camcore_session_start).
+/// `output` false leaves output_fourcc and the output size (S38) unread
+/// (camcore_session_start: the session's own apply).
 /// Errors: invalidArgument naming `fn`.
 func captureRequest(_ v: camcore_capture_config, _ fn: String, output: Bool = true) throws(CamError) -> CaptureRequest {
     let keepsDriverRate = v.fps.numerator == 0 && v.fps.denominator == 0
@@ -38,7 +41,8 @@ func captureRequest(_ v: camcore_capture_config, _ fn: String, output: Bool = tr
                            frameRate: keepsDriverRate ? nil : FrameRate(v.fps.numerator, v.fps.denominator),
                            bufferCount: Int(v.buffer_count),
                            output: !output || v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc),
-                           dmabuf: output && (v.dmabuf != 0 || (!env.isEmpty && env != "0")))
+                           dmabuf: output && (v.dmabuf != 0 || (!env.isEmpty && env != "0")),
+                           outputWidth: output ? Int(v.output_width) : 0, outputHeight: output ? Int(v.output_height) : 0)
     do { try r.validate() } catch { throw .invalidArgument("\(fn): \(error.message)") }
     return r
 }

@@ -26,7 +26,8 @@ enum Versioned {
                                                               initializer: "camcore_capture_config_init")
     static let captureFormat = Layout<camcore_capture_format>(grewAt: \.source_fourcc)
     static let captureStats = Layout<camcore_capture_stats>(grewAt: \.measured_fps)
-    static let sessionConfig = Layout<camcore_session_config>(initializer: "camcore_session_config_init")
+    static let sessionConfig = Layout<camcore_session_config>(grewAt: \.output_width,
+                                                              initializer: "camcore_session_config_init")
     static let sessionState = Layout<camcore_session_state>(grewAt: \.adjusted)
     static let captureHook = Layout<camcore_capture_hook>()
     static let deviceCallbacks = Layout<camcore_device_callbacks>(grewAt: \.on_stall)

@@ -1,0 +1,96 @@
+"""S38 output size on the synthetic camera, through camcore.py: frames come at
+the asked size (width, height, strides, plane lengths, numpy shape) by
+callback, by pull and through a session; bad sizes raise InvalidArgError and
+the capturer still captures afterwards. (The synthetic camera offers YUYV,
+I420 and NV12, no MJPEG: the DCT-scale path is tested in Swift.)"""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import camcore
+from conftest import wait_until
+
+
+def test_S38_callbacks_deliver_the_output_size(cap):
+    seen = []
+    lock = threading.Lock()
+
+    def on_frame(f):
+        with lock:
+            seen.append((f.fourcc, f.width, f.height, f.strides, f.lengths, f.array.shape, f.sequence))
+
+    cap.start(fourcc="YUYV", width=640, height=480, fps=60, output="I420", output_size=(320, 240),
+              on_frame=on_frame)
+    try:
+        assert wait_until(lambda: len(seen) >= 5, timeout=5)
+        fmt = cap.format
+    finally:
+        cap.stop()
+    for fourcc, w, h, strides, lengths, shape, _ in seen:
+        assert (fourcc, w, h) == ("YU12", 320, 240)
+        assert strides == [320, 160, 160]
+        assert lengths == [320 * 240, 160 * 120, 160 * 120]
+    seqs = [s[-1] for s in seen]
+    assert all(b > a for a, b in zip(seqs, seqs[1:])), seqs
+    assert (fmt.fourcc, fmt.source_fourcc, fmt.width, fmt.height) == ("YU12", "YUYV", 320, 240)
+    assert fmt.strides == [320, 160, 160] and fmt.frame_bytes == 320 * 240 * 3 // 2
+
+
+def test_S38_pull_and_capture_deliver_the_output_size(cap):
+    cap.start_pull(fourcc="NV12", width=640, height=480, fps=60, output="NV12", output_size=(200, 150))
+    try:
+        last = None
+        for _ in range(4):
+            with cap.acquire(timeout=3) as f:
+                assert (f.fourcc, f.width, f.height) == ("NV12", 200, 150)
+                assert f.strides == [200, 200] and f.lengths == [200 * 150, 200 * 75]
+                assert last is None or f.sequence > last
+                last = f.sequence
+    finally:
+        cap.stop()
+    frames = cap.capture(3, fourcc="YUYV", width=640, height=480, fps=60, output="RGB24", output_size=(101, 77))
+    assert [(f.fourcc, f.width, f.height) for f in frames] == [("RGB3", 101, 77)] * 3
+    assert frames[0].array.shape[:2] == (77, 101)
+
+
+@pytest.mark.parametrize("output, size, why", [
+    (None, (320, 240), "needs an output format"),
+    ("I420", (320, 0), "give both sides"),
+    ("I420", (321, 240), "even"),
+    ("NV12", (320, 239), "even"),
+    ("YUYV", (321, 240), "even"),
+    ("I420", (20000, 240), "outside"),
+    ("I420", (2560, 1920), "4 times"),
+])
+def test_S38_bad_output_sizes_raise_and_capture_goes_on(cap, output, size, why):
+    with pytest.raises(camcore.InvalidArgError) as e:
+        cap.start(fourcc="YUYV", width=320, height=240, fps=60, output=output, output_size=size)
+    assert why in str(e.value), str(e.value)
+    assert not cap.streaming
+    frames = cap.capture(2, fourcc="YUYV", width=320, height=240, fps=60, output="I420", output_size=(160, 120))
+    assert [(f.width, f.height) for f in frames] == [(160, 120)] * 2
+
+
+def test_S38_output_size_argument_is_checked_in_python(cap):
+    with pytest.raises(camcore.InvalidArgError):
+        cap.start(output="I420", output_size=320)
+    with pytest.raises(camcore.InvalidArgError):
+        cap.start(output="I420", output_size=(-2, 240))
+
+
+def test_S38_session_previews_get_the_output_size(manager, synth_id):
+    with pytest.raises(camcore.InvalidArgError):
+        manager.session(synth_id, width=640, height=360, max_fps=60, output_size=(320, 180))
+    with manager.session(synth_id, width=640, height=360, max_fps=60, output="I420",
+                         output_size=(320, 180)) as s:
+        pid = s.add_preview_pull(2)
+        last = None
+        for _ in range(3):
+            with s.acquire_preview(pid, timeout=3) as f:
+                assert (f.fourcc, f.width, f.height) == ("YU12", 320, 180)
+                assert f.strides == [320, 160, 160]
+                assert last is None or f.sequence > last
+                last = f.sequence
+        s.remove_preview(pid)
