@@ -94,3 +94,11 @@ def test_S38_session_previews_get_the_output_size(manager, synth_id):
                 assert last is None or f.sequence > last
                 last = f.sequence
         s.remove_preview(pid)
+
+
+def test_S38_frames_iterator_takes_an_output_size(cap):
+    got = [(f.fourcc, f.width, f.height, f.strides[0], f.sequence)
+           for f in cap.frames(4, fourcc="YUYV", width=640, height=480, fps=60, output="I420",
+                               output_size=(320, 180))]
+    assert [g[:4] for g in got] == [("YU12", 320, 180, 320)] * 4, got
+    assert all(b[4] > a[4] for a, b in zip(got, got[1:])), got

@@ -2704,15 +2704,17 @@ def _capturer_frame_fd(self: "Capturer") -> int:
 def _capturer_frames(self: "Capturer", count: Optional[int] = None, fourcc: Union[str, int] = "YUYV",
                      width: int = 640, height: int = 480, fps=30, buffer_count: int = 4,
                      output: Union[str, int, None] = None, depth: int = 2,
-                     timeout: Optional[float] = 5.0, dmabuf: bool = False):
+                     timeout: Optional[float] = 5.0, dmabuf: bool = False,
+                     output_size: Optional[Tuple[int, int]] = None):
     """Starts pull mode and yields `count` frames (None: until the loop ends),
     then stops. Each frame is valid until the next iteration (its buffer goes
     back then); frame.retain() keeps one longer, frame.copy() copies it.
     Numpy views keep their frame's buffer while they exist (counted among the
-    `depth` frames held). Raises as start_pull() and acquire()."""
+    `depth` frames held). `output`/`output_size` as start_pull() (S8, S38).
+    Raises as start_pull() and acquire()."""
     _count_arg(count)
     ms = _timeout_ms(timeout)
-    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf)
+    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
     try:
         yield from _pulled(_lib.camcore_capturer_acquire_frame, (self._h(), ms), count,
                            "camcore_capturer_acquire_frame", depth)
@@ -2724,14 +2726,15 @@ def _capturer_frames(self: "Capturer", count: Optional[int] = None, fourcc: Unio
 async def _capturer_aframes(self: "Capturer", count: Optional[int] = None, fourcc: Union[str, int] = "YUYV",
                             width: int = 640, height: int = 480, fps=30, buffer_count: int = 4,
                             output: Union[str, int, None] = None, depth: int = 2,
-                            timeout: Optional[float] = 5.0, dmabuf: bool = False):
+                            timeout: Optional[float] = 5.0, dmabuf: bool = False,
+                            output_size: Optional[Tuple[int, int]] = None):
     """frames() for asyncio: waits on frame_fd() with the running loop's
     add_reader, so the loop runs other tasks between frames."""
     import asyncio
     _count_arg(count)
     _timeout_ms(timeout)
     loop = asyncio.get_running_loop()
-    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf)
+    self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
     h = self._h()
     fd = self.frame_fd()
     acquire = _lib.camcore_capturer_acquire_frame
