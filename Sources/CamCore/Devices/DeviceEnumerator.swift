@@ -59,6 +59,14 @@ enum DeviceEnumerator {
         return nil
     }
 
+    /// Whether the udev node at `syspath` is still there and still gives
+    /// `id` (udev data only; the node is not opened).
+    static func stillPresent(id: String, syspath: String) -> Bool {
+        guard id.hasPrefix("v4l2:serial-") || id.hasPrefix("v4l2:path-"), !id.contains("#"),
+              let u = UdevDevices.node(syspath: syspath) else { return false }
+        return stableID(u, busInfo: "") == id
+    }
+
     /// What probing a node found.
     enum Probe {
         case device(DeviceInfo)

@@ -4,21 +4,26 @@ import Synchronization
 final class V4L2Source: CameraSource, @unchecked Sendable {
     let idPrefix = "v4l2:"
 
-    /// Where each id was last seen (udev sysfs path): lets `device(id:)`
-    /// look at that one node instead of scanning them all.
-    private let syspaths = Mutex<[String: String]>([:])
+    /// Where each id was last seen (udev sysfs path) and what it was: lets
+    /// `device(id:)` look at that one node instead of scanning them all.
+    private let seen = Mutex<[String: (syspath: String, info: DeviceInfo)]>([:])
 
     func devices() -> [DeviceInfo] {
         let found = DeviceEnumerator.captureDevicesWithSyspaths()
-        var paths: [String: String] = [:]
-        for (d, p) in found { paths[d.id] = p }
-        syspaths.withLock { $0 = paths }
+        var known: [String: (syspath: String, info: DeviceInfo)] = [:]
+        for (d, p) in found { known[d.id] = (p, d) }
+        seen.withLock { $0 = known }
         return found.map { $0.0 }
     }
 
     func device(id: String) -> DeviceInfo? {
-        if let (d, path) = DeviceEnumerator.captureDevice(id: id, syspath: syspaths.withLock({ $0[id] })) {
-            syspaths.withLock { $0[id] = path }
+        let last = seen.withLock { $0[id] }
+        // Listed just before (the usual list-then-open): the same udev node
+        // with the same id is the same camera; opening it checks it is still
+        // a capture node (QUERYCAP), so no second probe of the node here.
+        if let last, DeviceEnumerator.stillPresent(id: id, syspath: last.syspath) { return last.info }
+        if let (d, path) = DeviceEnumerator.captureDevice(id: id, syspath: last?.syspath) {
+            seen.withLock { $0[id] = (path, d) }
             return d
         }
         return DeviceEnumerator.captureDevices().first(where: { $0.id == id })
