@@ -166,6 +166,7 @@ int main(int argc, char **argv)
 
     if (first_frame) {
         uint64_t t0 = bench_now_ns(), c0 = bench_cpu_ns();
+        long f0 = bench_minflt();
         open_dev(&devs[0], fourcc, w, h, fps, nbufs);
         struct pollfd pfd = {devs[0].fd, POLLIN, 0};
         for (;;) {
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
         bench_json_addf(&j, "prog", "\"bare\"");
         bench_json_addf(&j, "open_to_first_frame_ms", "%.3f", (double)(t1 - t0) / 1e6);
         bench_json_addf(&j, "open_to_first_frame_cpu_ms", "%.3f", (double)(c1 - c0) / 1e6);
+        bench_json_addf(&j, "to_first_frame_minflt", "%ld", bench_minflt() - f0);
         bench_json_end(&j);
         return 0;
     }

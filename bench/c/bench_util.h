@@ -44,6 +44,14 @@ static inline uint64_t bench_cpu_ns(void)
            ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
 }
 
+/** Minor page faults of the whole process so far (getrusage ru_minflt). */
+static inline long bench_minflt(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
 /** A "VmXXX:" line of /proc/self/status in kB (VmRSS, VmHWM); -1 if absent. */
 static inline long bench_status_kb(const char *key)
 {

@@ -215,9 +215,10 @@ int main(int argc, char **argv)
     cfg.output_fourcc = output;
 
     uint64_t t_open = bench_now_ns(), cpu_open = bench_cpu_ns(), cpu_opened = 0, cpu_started = 0;
+    long flt_open = bench_minflt(), flt_opened = 0, flt_started = 0;
     for (int i = 0; i < ndev; i++) {
         if ((rc = camcore_capturer_open(m, caps[i].id, &caps[i].c))) fail("camcore_capturer_open", rc);
-        if (!i) cpu_opened = bench_cpu_ns();
+        if (!i) { cpu_opened = bench_cpu_ns(); flt_opened = bench_minflt(); }
         if (g.app_convert) {
             if (bench_refconv_init(&caps[i].conv, fourcc, g.app_convert, (int)w, (int)h, g.app_route)) {
                 fprintf(stderr, "camcore_capture: no reference conversion for that pair\n");
@@ -236,7 +237,7 @@ int main(int argc, char **argv)
         cb.on_frame = on_frame;
         cb.on_error = on_error;
         if ((rc = camcore_capturer_start(caps[i].c, &cfg, &cb))) fail("camcore_capturer_start", rc);
-        if (!i) cpu_started = bench_cpu_ns();
+        if (!i) { cpu_started = bench_cpu_ns(); flt_started = bench_minflt(); }
     }
     int ok;
     if (pull) {
@@ -288,6 +289,10 @@ int main(int argc, char **argv)
         /* Where it goes: camcore_capturer_open, camcore_capturer_start, the wait for the frame. */
         bench_json_addf(&j, "open_cpu_ms", "%.3f", (double)(cpu_opened - cpu_open) / 1e6);
         bench_json_addf(&j, "start_cpu_ms", "%.3f", (double)(cpu_started - cpu_opened) / 1e6);
+        /* Minor page faults in each (library code and data touched for the first time). */
+        bench_json_addf(&j, "open_minflt", "%ld", flt_opened - flt_open);
+        bench_json_addf(&j, "start_minflt", "%ld", flt_started - flt_opened);
+        bench_json_addf(&j, "to_first_frame_minflt", "%ld", bench_minflt() - flt_open);
         bench_json_addf(&j, "manager_to_first_frame_cpu_ms", "%.3f", (double)(g.cpu_first - cpu_mgr) / 1e6);
         bench_json_end(&j);
         return 0;
