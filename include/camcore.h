@@ -273,9 +273,11 @@ void camcore_thread_hooks_init(camcore_thread_hooks *hooks);
  * hooks they started with and call that set's on_thread_stop when they
  * end, so replacing the hooks never leaves a thread without its stop.
  * There is one set per process: a later call replaces an earlier one.
- * The hooks must not call camcore functions that stop or free the object
- * whose thread runs them (a stop hook runs after that object's last
- * callback).
+ * The hooks must not start, stop, close or free the object whose thread
+ * runs them (its capturer, session or manager): a stop hook runs while
+ * that object is being stopped, and such a call waits for itself forever
+ * (no CAMCORE_E_WOULD_DEADLOCK is returned from a hook). Other objects and
+ * read-only calls are fine.
  *
  * \param hooks the hooks (copied), or NULL.
  * \returns CAMCORE_OK, or CAMCORE_E_INVALID_ARG for a struct_size below the

@@ -102,3 +102,13 @@ def test_S38_frames_iterator_takes_an_output_size(cap):
                                output_size=(320, 180))]
     assert [g[:4] for g in got] == [("YU12", 320, 180, 320)] * 4, got
     assert all(b[4] > a[4] for a, b in zip(got, got[1:])), got
+
+
+@pytest.mark.parametrize("bad", [{320: 0, 240: 0}, (True, 2), (640,), (640, 360, 1), "640x360"])
+def test_S38_output_size_takes_only_a_pair_of_integers(cap, bad):
+    with pytest.raises(camcore.InvalidArgError):
+        cap.start(fourcc="YUYV", width=640, height=480, fps=60, output="I420", output_size=bad,
+                  on_frame=lambda f: None)
+    assert not cap.streaming
+    got = [(f.width, f.height) for f in cap.frames(2, fps=60, output="I420", output_size=(320, 240))]
+    assert got == [(320, 240)] * 2

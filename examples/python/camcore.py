@@ -764,10 +764,11 @@ def _output_size(output_size: Optional[Tuple[int, int]]) -> Tuple[int, int]:
     """Output size (S38): None -> (0, 0), the negotiated size; else (width, height)."""
     if output_size is None:
         return (0, 0)
-    try:
-        w, h = output_size
-    except (TypeError, ValueError):
-        raise InvalidArgError(f"output_size={output_size!r} must be (width, height) or None") from None
+    if not isinstance(output_size, (tuple, list)) or len(output_size) != 2:
+        raise InvalidArgError(f"output_size={output_size!r} must be (width, height) or None")
+    w, h = output_size
+    if isinstance(w, bool) or isinstance(h, bool):
+        raise InvalidArgTypeError(f"output_size={output_size!r}: sides are integers, not booleans")
     return (_u32("output_size width", w), _u32("output_size height", h))
 
 
@@ -1499,7 +1500,8 @@ class RetainedFrame(_FrameBase):
         self._used = None
 
     def _gone_message(self) -> str:
-        return "retained frame used after release()"
+        return ("frame used after release() or, for frames()/preview_frames(), after the next "
+                "iteration; retain() or copy() it to keep it")
 
     def retain(self) -> "RetainedFrame":
         """One more retain of the same buffer (released separately)."""

@@ -7,6 +7,7 @@
 #include <png.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -438,10 +439,19 @@ int cmd_capture(int argc, char **argv)
     pthread_cond_init(&c.cond, NULL);
     c.limit = have_frames ? frames : 0;
     c.keep = snapshot != NULL;
-    if (output && (c.out = fopen(output, "wb")) == NULL) {
-        errorf("cannot create %s: %s", output, strerror(errno));
-        free_devices(&d);
-        return EXIT_FAILED;
+    /* The file is opened without truncating it: a capture that fails to
+     * start leaves an existing file as it was (and removes one it created);
+     * one that ran cuts the file to what it wrote. */
+    int out_existed = output && access(output, F_OK) == 0;
+    if (output) {
+        int fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0 || (c.out = fdopen(fd, "wb")) == NULL) {
+            errorf("cannot create %s: %s", output, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            free_devices(&d);
+            return EXIT_FAILED;
+        }
     }
 
     st = camcore_capturer_open(d.manager, dev->id, &cap);
@@ -465,8 +475,11 @@ int cmd_capture(int argc, char **argv)
             rc = fail(st, "starting the capture", dev);
         }
         camcore_capturer_close(cap);
-        if (c.out)
+        if (c.out) {
             fclose(c.out);
+            if (!out_existed)
+                unlink(output);
+        }
         free_devices(&d);
         return rc;
     }
@@ -540,6 +553,8 @@ int cmd_capture(int argc, char **argv)
             rc = EXIT_FAILED;
     }
     if (c.out) {
+        if ((fflush(c.out) != 0 || ftruncate(fileno(c.out), ftello(c.out)) != 0) && !c.out_error)
+            c.out_error = errno;
         if (fclose(c.out) != 0 && !c.out_error)
             c.out_error = errno;
         if (c.out_error) {

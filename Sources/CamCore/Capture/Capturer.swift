@@ -143,7 +143,15 @@ public final class Capturer: @unchecked Sendable {
                                                   outputHeight: scaled ? request.outputHeight : nil)
                     let pool = HeapBuffers(count: fmt.bufferCount)
                     for _ in 0..<fmt.bufferCount {
-                        pool.memory.append(UnsafeMutableRawPointer.allocate(byteCount: max(conv.outputBytes, 1), alignment: 64))
+                        // posix_memalign, not allocate(): an output too big for
+                        // the memory left is an error to report, not an abort.
+                        var m: UnsafeMutableRawPointer?
+                        guard posix_memalign(&m, 64, max(conv.outputBytes, 1)) == 0, let m else {
+                            throw CamError.noMemory("\(fmt.bufferCount) output buffers of \(conv.outputBytes) bytes "
+                                + "(\(out) \(conv.outputWidth)x\(conv.outputHeight)) do not fit in memory; "
+                                + "ask a smaller output size or fewer buffers")
+                        }
+                        pool.memory.append(m)
                     }
                     conversion = Conversion(converter: conv, pool: pool)
                     fmt.fourcc = out
