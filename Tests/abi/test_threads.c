@@ -258,24 +258,7 @@ static void threads_a_short_struct_is_refused_and_keeps_the_hooks(void)
 
 static const char *setup(void)
 {
-    static char why[256];
-    camcore_manager_config cfg;
-    camcore_device_list *list = NULL;
-    size_t i;
-
-    unsetenv("CAMCORE_SYNTHETIC_CAMERA");
-    camcore_manager_config_init(&cfg);
-    cfg.include_synthetic = 1;
-    if (camcore_manager_new(&cfg, &g_manager) != CAMCORE_OK ||
-        camcore_manager_list_devices(g_manager, &list) != CAMCORE_OK) {
-        snprintf(why, sizeof why, "no manager or list: %s", camcore_last_error_message());
-        return why;
-    }
-    for (i = 0; i < list->count; i++)
-        if (list->devices[i].flags & CAMCORE_DEVICE_SYNTHETIC)
-            snprintf(g_id, sizeof g_id, "%s", list->devices[i].id);
-    camcore_device_list_free(list);
-    return g_id[0] ? NULL : "no synthetic camera listed";
+    return testlib_synthetic_manager(&g_manager, g_id, sizeof g_id);
 }
 
 static void teardown(void)

@@ -222,3 +222,26 @@ camcore_capture_config config_for(uint32_t fourcc, uint32_t w, uint32_t h, uint3
     cfg.fps.denominator = fps ? 1 : 0;
     return cfg;
 }
+
+const char *testlib_synthetic_manager(camcore_manager **manager, char *id, size_t n)
+{
+    static char why[256];
+    camcore_manager_config cfg;
+    camcore_device_list *list = NULL;
+    size_t i;
+
+    unsetenv("CAMCORE_SYNTHETIC_CAMERA");
+    camcore_manager_config_init(&cfg);
+    cfg.include_synthetic = 1;
+    id[0] = 0;
+    if (camcore_manager_new(&cfg, manager) != CAMCORE_OK ||
+        camcore_manager_list_devices(*manager, &list) != CAMCORE_OK) {
+        snprintf(why, sizeof why, "no manager or list: %s", camcore_last_error_message());
+        return why;
+    }
+    for (i = 0; i < list->count; i++)
+        if (list->devices[i].flags & CAMCORE_DEVICE_SYNTHETIC)
+            snprintf(id, n, "%s", list->devices[i].id);
+    camcore_device_list_free(list);
+    return id[0] ? NULL : "no synthetic camera listed";
+}

@@ -118,4 +118,9 @@ void sleep_ms(unsigned ms);
  * the fraction 0/0, "any rate"). */
 camcore_capture_config config_for(uint32_t fourcc, uint32_t w, uint32_t h, uint32_t fps);
 
+/* A manager listing the synthetic camera (CAMCORE_SYNTHETIC_CAMERA unset,
+ * include_synthetic 1) in *manager, and that camera's id in id (n bytes).
+ * Returns NULL, or why not (static text): a suite's setup. */
+const char *testlib_synthetic_manager(camcore_manager **manager, char *id, size_t n);
+
 #endif
