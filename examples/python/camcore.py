@@ -1187,6 +1187,14 @@ _views: Dict[Tuple[int, int], "_BufferViews"] = {}
 _VIEWS_MAX = 64   # buffers remembered; more (many streams) starts again
 
 
+def _flat_view(address: int, length: int):
+    """(ctypes array, read-only 1-D uint8 numpy view of it) over length bytes at address."""
+    buf = (c_uint8 * length).from_address(address)
+    flat = np.frombuffer(buf, dtype=np.uint8)
+    flat.flags.writeable = False
+    return buf, flat
+
+
 class _BufferViews:
     """The read-only numpy views of one plane's memory: flat (1-D uint8) and,
     for plane 0, shaped as Frame.array is (see _shaped)."""
@@ -1196,9 +1204,7 @@ class _BufferViews:
     def __init__(self, address: int, length: int, shape_key):
         self.key = (address, length)
         self.shape_key = shape_key
-        buf = (c_uint8 * length).from_address(address)
-        flat = np.frombuffer(buf, dtype=np.uint8)
-        flat.flags.writeable = False
+        buf, flat = _flat_view(address, length)
         self.buf = buf
         self.flat = flat
         self.shaped = _shaped(shape_key[0], shape_key[1], shape_key[2], shape_key[3], flat) \
@@ -1283,10 +1289,8 @@ class _FrameBase:
                 # A frame push_frame() is pushing: its array is the memory.
                 owner = _pushed_owner(c)
                 if owner is not None:
-                    buf = (c_uint8 * length).from_address(address)
+                    buf, flat = _flat_view(address, length)
                     buf._pixels = _Pixels(owner=owner)
-                    flat = np.frombuffer(buf, dtype=np.uint8)
-                    flat.flags.writeable = False
                     return _shaped(c.fourcc, c.width, c.height, p.stride, flat) if shaped else flat
             v = _buffer_views(address, length, (c.fourcc, c.width, c.height, p.stride) if i == 0 else None)
             used = self._used

@@ -44,7 +44,7 @@ enum DeviceEnumerator {
     /// clash suffix, or a node that is not a usable capture device now;
     /// the caller then enumerates everything (same answer, slower).
     static func captureDevice(id: String, syspath: String? = nil) -> (DeviceInfo, String)? {
-        guard id.hasPrefix("v4l2:serial-") || id.hasPrefix("v4l2:path-"), !id.contains("#") else { return nil }
+        guard isUdevID(id) else { return nil }
         if let syspath, let u = UdevDevices.node(syspath: syspath), stableID(u, busInfo: "") == id,
            case .device(let d) = examine(u) {
             return (d, syspath)
@@ -62,9 +62,14 @@ enum DeviceEnumerator {
     /// Whether the udev node at `syspath` is still there and still gives
     /// `id` (udev data only; the node is not opened).
     static func stillPresent(id: String, syspath: String) -> Bool {
-        guard id.hasPrefix("v4l2:serial-") || id.hasPrefix("v4l2:path-"), !id.contains("#"),
-              let u = UdevDevices.node(syspath: syspath) else { return false }
+        guard isUdevID(id), let u = UdevDevices.node(syspath: syspath) else { return false }
         return stableID(u, busInfo: "") == id
+    }
+
+    /// An id made from udev data alone (serial or path, no "#n" clash
+    /// suffix): one udev node can be checked against it.
+    private static func isUdevID(_ id: String) -> Bool {
+        (id.hasPrefix("v4l2:serial-") || id.hasPrefix("v4l2:path-")) && !id.contains("#")
     }
 
     /// What probing a node found.
