@@ -87,16 +87,18 @@ enum FrameBoxes {
         let side: UnsafeMutableRawPointer
     }
 
-    static let borrowed = Arena(name: "borrowed", chunks: 64)
-    static let retained = Arena(name: "retained", chunks: 64)
+    static let borrowed = Arena(name: "borrowed", chunks: 256)
+    static let retained = Arena(name: "retained", chunks: 256)
 
     /// The live box behind `p`, pinned (see Arena.pin); nil when `p` is
     /// not a box of camcore's or its box is not live (borrowed and still
     /// in its callback, or retained and not yet released).
     static func pin(_ p: UnsafeRawPointer) -> (Arena, Box, Kind)? {
-        for arena in [borrowed, retained] {
-            if let i = arena.index(of: p), let kind = arena.pin(i) { return (arena, arena.box(i), kind) }
+        if let i = borrowed.index(of: p) {
+            guard let kind = borrowed.pin(i) else { return nil }
+            return (borrowed, borrowed.box(i), kind)
         }
+        if let i = retained.index(of: p), let kind = retained.pin(i) { return (retained, retained.box(i), kind) }
         return nil
     }
 
@@ -134,7 +136,12 @@ enum FrameBoxes {
     /// free, generation + 1) once no reader has it pinned. A pointer saved
     /// across a retire finds its box free or in a later generation.
     final class Arena: @unchecked Sendable {
-        static let boxesPerChunk = 256
+        /// 64 boxes of 384 bytes: a chunk is 24 KB (6 pages), zeroed when
+        /// it is added. Borrowed boxes are reused round-robin over the
+        /// chunks there are, so one chunk serves a capture whose callbacks
+        /// return (a box is live only during its callback), and a stale
+        /// pointer meets its box live again only 64 frames later.
+        static let boxesPerChunk = 64
         /// Bytes per box: the C frame, then the Swift frame or token.
         static let stride = 384
         static let sideOffset = (MemoryLayout<camcore_frame>.stride + 15) & ~15

@@ -120,12 +120,20 @@ private final class Stream {
     static let kernelPollRegistersFirst: Bool = {
         var u = utsname()
         guard uname(&u) == 0 else { return false }
-        let release = withUnsafeBytes(of: u.release) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        // "6.1.0-57-amd64": the first two numbers, read off the C chars.
+        return withUnsafeBytes(of: u.release) { raw -> Bool in
+            var parts: [Int] = [], n = -1
+            for c in raw {
+                if c >= 0x30 && c <= 0x39 {
+                    n = (n < 0 ? 0 : n) &* 10 &+ Int(c - 0x30)
+                } else {
+                    if n >= 0 { parts.append(n); n = -1 }
+                    if c == 0 || parts.count == 2 { break }
+                }
+            }
+            guard parts.count == 2 else { return false }
+            return parts[0] > 5 || (parts[0] == 5 && parts[1] >= 2)
         }
-        let parts = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
-        guard parts.count == 2 else { return false }
-        return parts[0] > 5 || (parts[0] == 5 && parts[1] >= 2)
     }()
 
     /// Waits for the next frame (or the waker) and fills `frame` in place.
@@ -456,6 +464,9 @@ final class V4L2Capture: CaptureBackend {
         let e = ref._withUnsafeGuaranteedRef { $0.queue(slot) }
         if e != 0 { throw CamError.fromErrno(e, "VIDIOC_QBUF on \(device.node)") }
     }
+
+    /// Reads the process-wide facts a stream start needs (Manager.warmUp).
+    static func warmUp() { _ = Stream.kernelPollRegistersFirst }
 
     func nextFrame(into frame: inout Frame, timeoutMs: Int32) -> BackendEvent {
         // Unretained: this capturer owns the stream while the capture
