@@ -21,7 +21,14 @@ enum FrameBox {
     /// per frame: a few uncontended atomic operations.
     @inline(__always)
     static func withBorrowed<R>(_ frame: Frame, _ body: (UnsafePointer<camcore_frame>) -> R) -> R {
-        let arena = FrameBoxes.borrowed   // one lazy-global check, not three
+        withBorrowed(frame, in: FrameBoxes.borrowed, body)
+    }
+
+    /// `withBorrowed`, with `FrameBoxes.borrowed` read once by the caller
+    /// (a frame callback made at start: no lazy-global check per frame).
+    @inline(__always)
+    static func withBorrowed<R>(_ frame: Frame, in arena: FrameBoxes.Arena,
+                                _ body: (UnsafePointer<camcore_frame>) -> R) -> R {
         let box = arena.claim()
         FrameBoxes.fill(box.frame, frame)
         // Beside the C frame: where the Swift frame is, not a copy of it. It
@@ -219,6 +226,18 @@ enum FrameBoxes {
         /// A free box, now busy (only the caller uses it); nil when the
         /// arena is full.
         func tryClaim() -> Box? {
+            // The usual case, one chunk and its next box free: one atomic
+            // add, one load, one compare-and-swap.
+            if chunkCount.load(ordering: .acquiring) == 1 {
+                let i = Int(UInt(bitPattern: hint.wrappingAdd(1, ordering: .relaxed).oldValue) & UInt(Self.boxesPerChunk - 1))
+                let st = states[0].unsafelyUnwrapped + i
+                let s = st.pointee.load(ordering: .relaxed)
+                if s & 3 == Kind.free.rawValue,
+                   st.pointee.compareExchange(expected: s, desired: s | Kind.busy.rawValue, ordering: .acquiring).exchanged {
+                    let p = bases[0].unsafelyUnwrapped + i &* Self.stride
+                    return Box(index: i, frame: p.assumingMemoryBound(to: camcore_frame.self), side: p + Self.sideOffset)
+                }
+            }
             while true {
                 let n = chunkCount.load(ordering: .acquiring)
                 let total = n * Self.boxesPerChunk

@@ -200,7 +200,7 @@ private final class Stream {
                           planeCount: split.count, planes: split.planes, timestampNs: 0,
                           sequence: b.sequence, flags: flags, poolRef: poolRef, slot: slot)
         }
-        frame.timestampNs = V4L2Capture.timestamp(b)
+        frame.timestampNs = V4L2Capture.timestamp(flags: b.flags, sec: b.timestamp.tv_sec, usec: b.timestamp.tv_usec)
         // S26: a truncated JPEG is no good frame, native output included.
         if isJPEG && !V4L2Capture.looksLikeWholeJPEG(frame.planes.0) {
             frame.flags.insert(.corrupted)
@@ -488,9 +488,12 @@ final class V4L2Capture: CaptureBackend {
 
     /// The buffer's CLOCK_MONOTONIC timestamp; the dequeue time when the
     /// driver stamps with another clock or not at all.
-    static func timestamp(_ b: v4l2_buffer) -> UInt64 {
-        let monotonic = b.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
-        let ns = UInt64(max(0, b.timestamp.tv_sec)) * 1_000_000_000 + UInt64(max(0, b.timestamp.tv_usec)) * 1000
+    /// (The buffer's flags and timestamp fields, not the whole v4l2_buffer:
+    /// no copy of it per frame.)
+    @inline(__always)
+    static func timestamp(flags: UInt32, sec: Int, usec: Int) -> UInt64 {
+        let monotonic = flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
+        let ns = UInt64(max(0, sec)) &* 1_000_000_000 &+ UInt64(max(0, usec)) &* 1000
         return monotonic && ns != 0 ? ns : monotonicNs()
     }
 
