@@ -46,7 +46,7 @@ rule means where it applies.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any as _Any
 
 from . import _raw
 from ._args import Rate
@@ -114,7 +114,7 @@ def library_version() -> "tuple[int, int, int]":
 _RENAMED = {"TimeoutError_": "CamcoreTimeoutError", "IOError_": "CamcoreIOError"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     new = _RENAMED.get(name)
     if new is not None:
         warnings.warn(f"camcore.{name} is now camcore.{new}", DeprecationWarning, stacklevel=2)
