@@ -195,8 +195,9 @@ _ERROR_CLASSES: Dict[int, Type[CamcoreError]] = {cls.code: cls for cls in (  # t
     CamcoreTimeoutError, CamcoreIOError, StateError, CustomSourceActiveError, WouldDeadlockError,
     NoMemoryError, InternalError)}
 
-# " (camcore_session_add_preview_pull)": a C function name the library's text names.
-_C_NAME = re.compile(r"\s*\(camcore_\w+\)")
+# "camcore_capturer_start: ..." or " (camcore_session_add_preview_pull)": a C function
+# name in the library's text (the message names the Python call instead).
+_C_NAME = re.compile(r"^camcore_\w+: |\s*\(camcore_\w+\)")
 
 
 def _meaning(status: int) -> str:
