@@ -245,7 +245,8 @@ class Capturer:
 
     @property
     def fd(self) -> int:
-        """The device's file descriptor (S28). Borrowed: do not close it.
+        """The device's file descriptor, for what camcore does not cover itself (S28: the
+        native fd, e.g. for array controls through ioctl). Borrowed: do not close it.
 
         Raises NotSupportedError for the synthetic camera.
         """

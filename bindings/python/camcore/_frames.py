@@ -445,7 +445,9 @@ class _FrameBase:
 
 
 class Frame(_FrameBase):
-    """A frame handed to on_frame (camcore_frame, S22). Borrowed (S23).
+    """A frame handed to on_frame (camcore_frame): its planes (pointer, stride, length),
+    CLOCK_MONOTONIC timestamp, the driver's sequence, a corrupted flag and the
+    sequence gap (S22). Borrowed (S23): valid only during the callback.
 
     Valid only during the on_frame call that received it; afterwards every
     attribute raises StateError. Call retain() to keep it longer, or copy()

@@ -101,7 +101,9 @@ class Manager:
         return self._handle is None
 
     def devices(self) -> List[DeviceInfo]:
-        """The capture devices present now (S1–S4): real cameras in node order, then
+        """The cameras present now: video capture nodes only (S1: never metadata,
+        output, m2m, touch or radio nodes), each with a stable id (S3), real cameras
+        in node order, then
         the synthetic one if asked for. Opens each node briefly; nothing streams."""
         out = POINTER(camcore_device_list)()
         check(_lib.camcore_manager_list_devices(self._h(), byref(out)),
@@ -114,7 +116,9 @@ class Manager:
             _lib.camcore_device_list_free(out)
 
     def formats(self, device_id: str) -> List[Format]:
-        """The formats of one device (S5), in the driver's order then size order.
+        """The formats of one device, in the driver's order then size order: FourCC x
+        frame size x frame rates, with stepwise and continuous ranges kept as
+        ranges (S5).
 
         Raises NoDeviceError for an unknown id, AccessError, BusyError, CamcoreIOError.
         """

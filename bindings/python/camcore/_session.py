@@ -348,7 +348,8 @@ class Session:
 
     @property
     def camera_on(self) -> bool:
-        """S9: the camera device is open and streaming."""
+        """The camera device is open and streaming: true exactly while video is
+        transmitted or a preview is active (S9)."""
         return self.state.camera_on
 
     # -- transmission (S10–S13, S15) --
@@ -369,23 +370,26 @@ class Session:
                    "Session.end_preparation()")
 
     def pause_video(self) -> None:
-        """S12: stop transmitting; the camera turns off unless a preview is active."""
+        """The user turns their video off (S12): nothing is transmitted; the camera turns
+        off unless a preview is active."""
         self._call(_lib.camcore_session_pause_video(self._h()), "Session.pause_video()")
 
     def resume_video(self) -> None:
-        """S12: transmit again; the camera turns back on."""
+        """The user turns their video back on (S12): transmission resumes; the camera turns on."""
         self._call(_lib.camcore_session_resume_video(self._h()), "Session.resume_video()")
 
     def hold(self) -> None:
-        """S11: hold the call: no transmission; camera off unless a preview is active."""
+        """The call is put on hold (S11): nothing is transmitted; the camera turns off
+        unless a preview is active."""
         self._call(_lib.camcore_session_hold(self._h()), "Session.hold()")
 
     def unhold(self) -> None:
-        """S11: unhold: transmission and camera as before the hold."""
+        """The call is taken off hold (S11): transmission and camera as before the hold."""
         self._call(_lib.camcore_session_unhold(self._h()), "Session.unhold()")
 
     def hard_mute(self, muted: bool = True) -> None:
-        """S15: True turns the transmission's camera off keeping the other state; False restores it."""
+        """True turns the camera off for transmission whatever the other states say,
+        keeping them for later (a hard mute, S15); False restores them."""
         self._call(_lib.camcore_session_set_hard_mute(self._h(), 1 if muted else 0),
                    "Session.hard_mute()")
 
@@ -396,7 +400,7 @@ class Session:
 
     def set_transmission_sink(self, on_frame: Optional[SessionFrameCallback]) -> None:
         """Where transmitted frames go (S15): on_frame(frame) on the capture thread
-        (pushed frames: on the pushing thread). None keeps the camera as S9 says and
+        (pushed frames: on the pushing thread). None keeps the camera as it is (on while transmitting, S9) and
         drops the frames. When this returns the old sink is not called again."""
         h = self._h()
         on_frame = callable_or_none("the transmission sink", on_frame)
@@ -470,7 +474,9 @@ class Session:
               fps: Optional[Rate] = 30, buffer_count: int = 4,
               completion: Optional[Completion] = None, wait: bool = True,
               timeout: float = 10.0) -> None:
-        """S17 start: capture with this setting whenever S9 says on (clears a stop)."""
+        """Capture with this setting (a FourCC and size, or a Setting from negotiate())
+        whenever the camera is to be on (transmitting or previewing, S9); clears a
+        stop() (S17)."""
         cfg = capture_config(fourcc, width, height, fps, buffer_count)
         h = self._h()
         self._op("Session.start()",
@@ -481,7 +487,7 @@ class Session:
               fps: Optional[Rate] = 30, buffer_count: int = 4,
               completion: Optional[Completion] = None, wait: bool = True,
               timeout: float = 10.0) -> None:
-        """S17 change: new settings; the camera restarts with them if it is on."""
+        """New capture settings (as start()); the camera restarts with them if it is on (S17)."""
         cfg = capture_config(fourcc, width, height, fps, buffer_count)
         h = self._h()
         self._op("Session.change()",
@@ -490,7 +496,8 @@ class Session:
 
     def stop(self, completion: Optional[Completion] = None, wait: bool = True,
              timeout: float = 10.0) -> None:
-        """S17 stop: the camera turns off and stays off until start or restart."""
+        """The camera turns off and stays off, whatever transmission and previews want,
+        until start() or restart() (S17)."""
         h = self._h()
         self._op("Session.stop()",
                  lambda t: _lib.camcore_session_stop(h, _SESSION_COMPLETION_THUNK, t),
@@ -498,7 +505,8 @@ class Session:
 
     def restart(self, completion: Optional[Completion] = None, wait: bool = True,
                 timeout: float = 10.0) -> None:
-        """S17 restart: back on (if S9 says so) with the settings before the stop."""
+        """Undoes stop(): the camera is on again when transmitting or previewing (S9),
+        with the settings it had before the stop (S17)."""
         h = self._h()
         self._op("Session.restart()",
                  lambda t: _lib.camcore_session_restart(h, _SESSION_COMPLETION_THUNK, t),
@@ -506,7 +514,7 @@ class Session:
 
     def select(self, device_id: str, completion: Optional[Completion] = None, wait: bool = True,
                timeout: float = 10.0) -> None:
-        """S18 select: switch to device_id keeping the preferred setting; on_selected
+        """Switch to camera device_id keeping the preferred setting (S18); on_selected
         reports it. Raises CustomSourceActiveError while a custom source is on,
         NoDeviceError for an unknown id."""
         h = self._h()
@@ -517,7 +525,8 @@ class Session:
 
     def flip(self, completion: Optional[Completion] = None, wait: bool = True,
              timeout: float = 10.0) -> None:
-        """S19 flip: the camera facing the other way (or the next one) at the nearest
+        """Switch to the camera facing the other way (front <-> back; else the next one)
+        at the nearest
         format and rate. Raises NoDeviceError (no other camera), CustomSourceActiveError."""
         h = self._h()
         self._op("Session.flip()",
@@ -540,7 +549,7 @@ class Session:
 
     # -- hook and custom source (S20, S21) --
     def set_capture_hook(self, hook: Optional[Callable[[Frame], Optional[str]]]) -> None:
-        """S20: hook(frame) runs for each camera frame before transmission and
+        """A capture hook (S20): hook(frame) runs for each camera frame before transmission and
         previews, on the capture thread; it returns 'pass' (or None) or 'drop'.
         None removes it; when this returns the old hook is not called again."""
         h = self._h()
@@ -563,14 +572,14 @@ class Session:
         self._forget(old)
 
     def custom_source(self, active: bool = True) -> None:
-        """S21: while active, transmission takes push_frame()'s frames instead of the
+        """A custom video source (S21): while active, transmission takes push_frame()'s frames instead of the
         camera's; the camera runs only for previews; select/flip fail."""
         self._call(_lib.camcore_session_set_custom_source(self._h(), 1 if active else 0),
                    "Session.custom_source()")
 
     def push_frame(self, array: "U8Array", fourcc: FourCC, width: int, height: int,
                    sequence: Optional[int] = None, timestamp_ns: Optional[int] = None) -> None:
-        """S21: pushes an app frame into transmission; delivered to the sink on this
+        """Pushes an app frame into transmission (custom source, S21); delivered to the sink on this
         thread when transmission takes frames (else dropped). array holds the whole
         image, tightly packed (rows of width * bytes per pixel; planar formats plane
         after plane). sequence: 0..2**32-1, by default one more than the last
