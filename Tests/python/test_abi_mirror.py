@@ -1,4 +1,4 @@
-"""S29: camcore.py mirrors include/camcore.h exactly: struct sizes and field offsets
+"""S29: the camcore package (camcore._raw) mirrors include/camcore.h exactly: struct sizes and field offsets
 (checked against the C compiler), constants and version macros."""
 import ctypes
 import re

@@ -1,4 +1,4 @@
-"""pytest suite for examples/python/camcore.py against libcamcore's synthetic camera.
+"""pytest suite for the camcore package (bindings/python) against libcamcore's synthetic camera.
 
 Each test names the SPEC rule it checks and asserts real values.
 """
@@ -703,7 +703,7 @@ def test_S31_exit_while_streaming_is_clean():
 
 
 # ---------------------------------------------------------------------------
-# Finding the library (camcore.py)
+# Finding the library (the camcore package)
 # ---------------------------------------------------------------------------
 
 def test_library_found_through_pkg_config():

@@ -1,4 +1,4 @@
-"""pytest suite for the video session of examples/python/camcore.py (SPEC S9–S21, S31).
+"""pytest suite for the video session of the camcore package (bindings/python) (SPEC S9–S21, S31).
 
 Two synthetic cameras (Manager(synthetic=2)): "synthetic:0" faces front,
 "synthetic:1" back. Sessions prefer 64x48 at 60–120 fps, so a 150 ms window
