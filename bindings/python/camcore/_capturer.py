@@ -369,7 +369,7 @@ class Capturer:
             # Never drop the thunks of a callback that is running right now.
             check(status, "Capturer.stop()")
             raise WouldDeadlockError(
-                "camcore_capturer_stop returned OK from inside its own callback (library bug)")
+                "Capturer.stop() was let through from inside its own callback (library bug)")
         check(status, "Capturer.stop()")
         self._cb_thread = None
         self._forget_thunks(generation)
