@@ -409,7 +409,6 @@ class camcore_control_callbacks(Structure):
     ]
 
 
-
 # --------------------------------------------------------------------------
 # Pull (S36), hot-plug (S24), camera portal (S35)
 # --------------------------------------------------------------------------
@@ -432,10 +431,12 @@ class camcore_hotplug_callbacks(Structure):
         ("on_permission", ON_PERMISSION),
     ]
 
-
+#: Where cameras come from (camcore_backend values in this order, S33): "auto"
+#: (PipeWire inside a sandbox, else V4L2), "v4l2", "pipewire" or "both".
 BACKENDS = ("auto", "v4l2", "pipewire", "both")
 BACKEND_AUTO, BACKEND_V4L2, BACKEND_PIPEWIRE, BACKEND_BOTH = range(4)
-#: Camera portal use (camcore_portal values in this order, S35).
+#: When PipeWire is reached through the camera portal (camcore_portal values in
+#: this order, S35: a sandboxed app asks the portal for camera access).
 PORTALS = ("auto", "never", "always")
 PORTAL_AUTO, PORTAL_NEVER, PORTAL_ALWAYS = range(3)
 #: Camera permission states (camcore_permission values in this order, S35).
@@ -447,18 +448,17 @@ PERMISSION_UNKNOWN, PERMISSION_PENDING, PERMISSION_GRANTED, PERMISSION_DENIED = 
 # Video session (S9–S21): the "Video session" section of camcore.h
 # --------------------------------------------------------------------------
 
-#: Initial video state of a transmission (S10).
+#: Initial video state of a transmission (S10): sending at once, or paused.
 VIDEO_RESUME = 0
 VIDEO_PAUSE = 1
-#: Capture hook results (S20).
+#: Capture hook results (S20: a hook sees each camera frame first): pass it on,
+#: drop it, or replace it.
 HOOK_PASS = 0
 HOOK_DROP = 1
 HOOK_REPLACE = 2
 #: The most previews one session takes (CAMCORE_MAX_PREVIEWS); one more
 #: raises NoMemoryError.
 MAX_PREVIEWS = 64
-
-
 
 
 class camcore_session_config(Structure):
