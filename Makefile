@@ -3,6 +3,8 @@
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make run         the main job: capture from the first camera (or the synthetic one)
 #   make test        every test: Swift, ABI/C/C++, Python, kernel (QEMU guest)
+#   make wheel       the camcore Python package as a wheel -> build/wheels/ (finds an installed libcamcore)
+#   make wheel-bundled  the self-contained wheel (libcamcore and its libraries inside) -> build/wheels/bundled/
 #   make bench       benchmarks vs the references -> bench/results/RESULTS.md, ratios.png
 #   make bench-framepath   only the frame-path rows, in one guest boot (~2 min)
 #   make bench-e2e   only the end-to-end rows (camcore vs ffmpeg, GStreamer), one guest boot
@@ -26,7 +28,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
+.PHONY: wheel wheel-bundled bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 lib:
@@ -57,6 +59,18 @@ examples: stage
 # The `camcore` command-line tool (tools/camcore), against the staged library.
 tools: stage
 	$(MAKE) -C tools/camcore PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
+
+# The Python package (bindings/python): a pure wheel that finds libcamcore
+# through CAMCORE_LIBRARY, pkg-config or the loader path, and a
+# self-contained one that carries it (bundle_wheel.py says what it bundles).
+PYTHON ?= python3
+WHEELS := $(CURDIR)/build/wheels
+wheel:
+	$(PYTHON) -m pip wheel --no-index --no-deps --no-build-isolation -q -w $(WHEELS) bindings/python
+	@ls $(WHEELS)/camcore-*-py3-none-any.whl
+
+wheel-bundled: stage
+	$(PYTHON) bindings/python/bundle_wheel.py $(STAGE)/lib/libcamcore.so.0 $(WHEELS)/bundled
 
 run: examples
 	LD_LIBRARY_PATH=$(STAGE)/lib ./examples/c/camcore-capture --frames 60 --snapshot snapshot.png

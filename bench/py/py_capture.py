@@ -9,7 +9,7 @@ receiving frames, one JSON line on stdout.
   py_capture.py cv2      ...   cv2.VideoCapture (CAP_V4L2), raw YUYV (CAP_PROP_CONVERT_RGB off)
   py_capture.py cv2-bgr  ...   cv2.VideoCapture as people use it: frames converted to BGR
 
-camcore: examples/python/camcore.py (ctypes); each frame arrives in on_frame
+camcore: the camcore package, bindings/python (ctypes); each frame arrives in on_frame
 on the capture thread and is looked at as a zero-copy numpy view
 (frame.array), one byte read, as the C programs do. cv2: cap.read() in a
 loop, one byte read. CPU is getrusage(RUSAGE_SELF) user+sys, all threads,
