@@ -42,6 +42,7 @@ def status_kb(key: str) -> int:
 
 def run_camcore(a) -> dict:
     import camcore
+    import numpy  # noqa: F401  camcore imports numpy at the first frame.array; not on the capture thread here
 
     w, h = a.size
     done = threading.Event()
@@ -72,7 +73,7 @@ def run_camcore(a) -> dict:
             hwm, rss = status_kb("VmHWM"), status_kb("VmRSS")
             cap.stop()
     if not ok:
-        raise SystemExit("py_capture: timed out")
+        raise SystemExit(f"py_capture: timed out after {st['n']} frames")
     return {"fps": float(fmt.fps) if fmt.fps else 0.0, "width": fmt.width, "height": fmt.height,
             "output": str(fmt.fourcc) if a.output else "", "shape": list(st.get("shape", ())),
             "cpu0": st["cpu0"], "cpu1": st["cpu1"], "wall0": st["wall0"], "wall1": st["wall1"],
@@ -82,6 +83,7 @@ def run_camcore(a) -> dict:
 def run_camcore_iter(a) -> dict:
     """The pull API (S36): frames taken in this thread, no callback per frame."""
     import camcore
+    import numpy  # noqa: F401  as run_camcore: not imported inside the measured loop
 
     w, h = a.size
     sink = 0
