@@ -1006,6 +1006,48 @@ const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
  */
 void camcore_frame_release(const camcore_frame *frame);
 
+/**
+ * Converts one frame into another pixel format, and optionally another
+ * size, in a buffer of the caller's: e.g. a YUYV, I420, NV12 or MJPEG
+ * frame to RGB24 for a snapshot. The conversion is the one an output
+ * format does (see camcore_capture_config.output_fourcc: libyuv, BT.601
+ * limited range; MJPEG decoded with TurboJPEG), and scaling follows the
+ * rules of camcore_capture_config.output_width. The planes are written
+ * tightly packed one after the other, as camcore_pixel_format_plane_size()
+ * gives them (I420: Y, then U, then V; RGB24: width * 3 bytes per row).
+ *
+ * Each call sets up its converter and frees it again: for a snapshot or
+ * an occasional frame. To convert every frame of a stream, capture with
+ * camcore_capture_config.output_fourcc instead, which keeps its converter.
+ *
+ * \param frame  a frame received in a frame callback (during the
+ *               callback), an acquired or retained frame, or a frame the
+ *               app describes itself (checked as camcore_session_push_frame()
+ *               checks one).
+ * \param fourcc the output format: CAMCORE_FOURCC_I420, _NV12, _YUYV,
+ *               _RGB24, _BGR24 or _RGBA.
+ * \param width  the output width in pixels, or 0 (with height 0) for the
+ *               frame's own size.
+ * \param height the output height in pixels, or 0 (with width 0).
+ * \param buffer receives the converted frame; owned by the caller.
+ * \param size   bytes in buffer: at least what
+ *               camcore_pixel_format_frame_size(fourcc, width, height)
+ *               gives (RGB24 640x480: 921600).
+ * \returns CAMCORE_OK; CAMCORE_E_INVALID_ARG (frame or buffer NULL, a
+ *          stale or released frame, a frame whose planes do not hold its
+ *          format and size, only one side of the size 0, an output size
+ *          the output-size rules refuse, size too small, or pixels that
+ *          cannot be decoded such as a truncated JPEG: the message says
+ *          which); CAMCORE_E_NOT_SUPPORTED (no conversion from the frame's
+ *          format to fourcc); CAMCORE_E_NO_MEMORY.
+ * \threadsafety Safe from any thread, including frame callbacks; calls do
+ *               not share state.
+ * \since 0.1
+ * \sa camcore_pixel_format_frame_size, camcore_capture_config
+ */
+int camcore_frame_convert(const camcore_frame *frame, uint32_t fourcc, uint32_t width, uint32_t height,
+                          void *buffer, size_t size);
+
 /* ------------------------------------------------------------------ */
 /* Capturer (S16, S17, S26, S28)                                       */
 /* ------------------------------------------------------------------ */
