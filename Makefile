@@ -54,7 +54,7 @@ lib:
 # with its man page and bash completion. In camcore.pc and the CMake files a
 # directory under PREFIX is written relative to it, so a DESTDIR tree or a
 # moved prefix still works.
-REL = $$(realpath -m --relative-to='$(1)' '$(2)')
+REL = $$(realpath -m -s --relative-to='$(1)' '$(2)')
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(CMAKEDIR)
 	install -m 0755 .build/release/libcamcore.so $(DESTDIR)$(LIBDIR)/$(LIBNAME)

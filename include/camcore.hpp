@@ -19,7 +19,12 @@
  *     A callback must not throw through C: an exception a capturer's
  *     frame callback throws is caught, kept, and rethrown by the next
  *     capturer::stop(); the other callbacks' exceptions are caught and
- *     dropped.
+ *     dropped. A callback replaced or removed from inside a callback (a
+ *     preview removing itself) is kept until its session is freed, as
+ *     camcore may still be running it. Closing or freeing an object from
+ *     inside its own callback throws CAMCORE_E_WOULD_DEADLOCK (camcore
+ *     would wait for that very callback); its destructor there leaves it
+ *     alive and leaks it rather than free what is running.
  *
  * Threads: a callback runs on a camcore thread (see camcore.h for which);
  * guard what it shares with your other threads. One wrapper object is not
@@ -434,9 +439,24 @@ struct control {
 
 namespace detail {
 
+/** How many of camcore's callbacks (through this wrapper) the calling thread is inside. */
+inline int &callback_depth() noexcept {
+    static thread_local int depth = 0;
+    return depth;
+}
+
+/** Marks the thread as inside a callback while it lives. */
+struct in_callback {
+    in_callback() noexcept { ++callback_depth(); }
+    ~in_callback() { --callback_depth(); }
+    in_callback(const in_callback &) = delete;
+    in_callback &operator=(const in_callback &) = delete;
+};
+
 /** Runs a callable from a C callback: exceptions stop here. */
 template <typename F>
 void guarded(F &&f) noexcept {
+    in_callback mark;
     try {
         f();
     } catch (...) {
@@ -469,6 +489,7 @@ struct frame_handlers {
         if (on_frame)
             cb.on_frame = [](void *u, const camcore_frame *f) {
                 auto *h = static_cast<frame_handlers *>(u);
+                in_callback mark;
                 try {
                     h->on_frame(frame_view(f));
                 } catch (...) {
@@ -576,7 +597,11 @@ public:
         : c_(std::exchange(o.c_, nullptr)), frames_(std::move(o.frames_)), controls_(std::move(o.controls_)) {}
     capturer &operator=(capturer &&o) noexcept {
         if (this != &o) {
-            close();
+            if (!release_handle()) { /* inside its own callback: leave it open, leaked */
+                c_ = nullptr;
+                (void)frames_.release();
+                (void)controls_.release();
+            }
             c_ = std::exchange(o.c_, nullptr);
             frames_ = std::move(o.frames_);
             controls_ = std::move(o.controls_);
@@ -585,17 +610,27 @@ public:
     }
     capturer(const capturer &) = delete;
     capturer &operator=(const capturer &) = delete;
-    ~capturer() { close(); }
+    /** Closes the capturer (see close()); from inside its own callback it is left open and leaked. */
+    ~capturer() {
+        if (!release_handle()) {
+            (void)frames_.release();
+            (void)controls_.release();
+        }
+    }
 
     camcore_capturer *get() const noexcept { return c_; }
     explicit operator bool() const noexcept { return c_ != nullptr; }
 
-    /** Closes now (stops first); the callbacks are destroyed after that. */
-    void close() noexcept {
-        camcore_capturer_close(c_);
-        c_ = nullptr;
-        frames_.reset();
-        controls_.reset();
+    /**
+     * Closes now (stops first); the callbacks are destroyed after that.
+     * From inside one of this capturer's own callbacks camcore cannot close
+     * it (it would wait for that very callback): this throws
+     * CAMCORE_E_WOULD_DEADLOCK and the capturer stays as it was.
+     */
+    void close() {
+        if (!release_handle())
+            throw error("camcore_capturer_close", CAMCORE_E_WOULD_DEADLOCK,
+                        "called from inside the capturer's own callback");
     }
 
     /**
@@ -753,6 +788,25 @@ public:
 
 private:
     using control_fn = std::function<void(std::uint32_t, std::int64_t, std::uint32_t, std::uint32_t)>;
+
+    /* Closes the C capturer and frees the callbacks; false (nothing freed)
+     * when camcore refused, being inside the capturer's own callback. */
+    bool release_handle() noexcept {
+        if (c_ == nullptr)
+            return true;
+        camcore_capturer_close(c_);
+        camcore_capture_stats s = empty_stats();
+        if (detail::callback_depth() > 0 && camcore_capturer_get_stats(c_, &s) == CAMCORE_OK) {
+            /* Still open: the callbacks run on. The destructor leaks them
+             * with the capturer rather than free what is running. */
+            return false;
+        }
+        c_ = nullptr;
+        frames_.reset();
+        controls_.reset();
+        return true;
+    }
+
     camcore_capturer *c_ = nullptr;
     std::unique_ptr<detail::frame_handlers> frames_;
     std::unique_ptr<control_fn> controls_;
@@ -782,7 +836,8 @@ public:
     session(session &&o) noexcept : s_(std::exchange(o.s_, nullptr)), state_(std::move(o.state_)) {}
     session &operator=(session &&o) noexcept {
         if (this != &o) {
-            reset();
+            if (!release_handle())
+                (void)state_.release(); /* inside its own callback: left alive, leaked */
             s_ = std::exchange(o.s_, nullptr);
             state_ = std::move(o.state_);
         }
@@ -790,16 +845,24 @@ public:
     }
     session(const session &) = delete;
     session &operator=(const session &) = delete;
-    ~session() { reset(); }
+    /** Frees the session (see reset()); from inside its own callback it is left alive and leaked. */
+    ~session() {
+        if (!release_handle())
+            (void)state_.release();
+    }
 
     camcore_session *get() const noexcept { return s_; }
     explicit operator bool() const noexcept { return s_ != nullptr; }
 
-    /** Frees the session (camera off); its callbacks are destroyed after that. */
-    void reset() noexcept {
-        camcore_session_free(s_);
-        s_ = nullptr;
-        state_.reset();
+    /**
+     * Frees the session (camera off); its callbacks are destroyed after
+     * that. From inside one of the session's own callbacks camcore cannot
+     * free it: this throws CAMCORE_E_WOULD_DEADLOCK and nothing changes.
+     */
+    void reset() {
+        if (!release_handle())
+            throw error("camcore_session_free", CAMCORE_E_WOULD_DEADLOCK,
+                        "called from inside one of the session's own callbacks");
     }
 
     /* Transmission (S10-S15) */
@@ -820,14 +883,14 @@ public:
     void set_transmission_sink(std::function<void(const frame_view &)> on_frame) {
         if (!on_frame) {
             check(camcore_session_set_transmission_sink(s_, nullptr), "camcore_session_set_transmission_sink");
-            state_->sink.reset();
+            retire(std::move(state_->sink));
             return;
         }
         auto h = std::make_unique<detail::frame_handlers>();
         h->on_frame = std::move(on_frame);
         camcore_frame_callbacks cb = h->c();
         check(camcore_session_set_transmission_sink(s_, &cb), "camcore_session_set_transmission_sink");
-        state_->sink = std::move(h);
+        retire(std::exchange(state_->sink, std::move(h)));
     }
 
     /** Adds a preview (S14) receiving every camera frame; returns its id. */
@@ -845,7 +908,11 @@ public:
     /** Removes a preview; its callback is destroyed once camcore no longer calls it. */
     void remove_preview(std::uint32_t id) {
         check(camcore_session_remove_preview(s_, id), "camcore_session_remove_preview");
-        state_->previews.erase(id);
+        auto it = state_->previews.find(id);
+        if (it != state_->previews.end()) {
+            retire(std::move(it->second));
+            state_->previews.erase(it);
+        }
     }
     /** Adds a pull preview (S36); read it with acquire_preview(). */
     std::uint32_t add_preview_pull(std::uint32_t depth = 2) {
@@ -910,7 +977,7 @@ public:
                    events.on_stall;
         if (!any) {
             check(camcore_session_set_device_callbacks(s_, nullptr), "camcore_session_set_device_callbacks");
-            state_->events.reset();
+            retire(std::move(state_->events));
             return;
         }
         auto h = std::make_unique<device_events>(std::move(events));
@@ -939,7 +1006,7 @@ public:
                 detail::guarded([&] { static_cast<device_events *>(u)->on_stall(device(*d), stalled != 0, since); });
             };
         check(camcore_session_set_device_callbacks(s_, &cb), "camcore_session_set_device_callbacks");
-        state_->events = std::move(h);
+        retire(std::exchange(state_->events, std::move(h)));
     }
 
     /* Custom source (S21) */
@@ -953,8 +1020,35 @@ private:
         std::unique_ptr<detail::frame_handlers> sink;
         std::map<std::uint32_t, std::unique_ptr<detail::frame_handlers>> previews;
         std::unique_ptr<device_events> events;
+        std::vector<std::shared_ptr<void>> retired;
         detail::completions done;
     };
+
+    /* Frees the C session, then the callbacks; false (nothing freed) when
+     * camcore refused, being inside one of the session's own callbacks. */
+    bool release_handle() noexcept {
+        if (s_ == nullptr)
+            return true;
+        camcore_session_free(s_);
+        camcore_session_state st;
+        std::memset(&st, 0, sizeof st);
+        st.struct_size = sizeof st;
+        if (detail::callback_depth() > 0 && camcore_session_get_state(s_, &st) == CAMCORE_OK)
+            return false;
+        s_ = nullptr;
+        state_.reset();
+        return true;
+    }
+
+    /* A replaced or removed callback: freed now, or, when the change was
+     * made from inside a callback (camcore then applies it after that
+     * callback returns, and the old one may still be running), kept until
+     * the session is freed. */
+    template <typename T>
+    void retire(std::unique_ptr<T> old) {
+        if (old && detail::callback_depth() > 0)
+            state_->retired.emplace_back(std::move(old));
+    }
 
     template <typename Call>
     void queue(completion &done, Call &&call, const char *name) {
@@ -1002,7 +1096,8 @@ public:
     manager(manager &&o) noexcept : m_(std::exchange(o.m_, nullptr)), hotplug_(std::move(o.hotplug_)) {}
     manager &operator=(manager &&o) noexcept {
         if (this != &o) {
-            reset();
+            if (!release_handle())
+                (void)hotplug_.release(); /* inside a callback of its own: left alive, leaked */
             m_ = std::exchange(o.m_, nullptr);
             hotplug_ = std::move(o.hotplug_);
         }
@@ -1010,19 +1105,25 @@ public:
     }
     manager(const manager &) = delete;
     manager &operator=(const manager &) = delete;
-    ~manager() { reset(); }
+    /** Frees the manager (see reset()); from inside a callback of its own it is left alive and leaked. */
+    ~manager() {
+        if (!release_handle())
+            (void)hotplug_.release();
+    }
 
     camcore_manager *get() const noexcept { return m_; }
 
     /**
      * Frees the manager; every capturer and session made from it is
      * stopped (their objects stay valid to destroy). Callbacks are
-     * destroyed after that.
+     * destroyed after that. From inside a callback of the manager or of
+     * what was made from it, camcore cannot free it: this throws
+     * CAMCORE_E_WOULD_DEADLOCK and nothing changes.
      */
-    void reset() noexcept {
-        camcore_manager_free(m_);
-        m_ = nullptr;
-        hotplug_.reset();
+    void reset() {
+        if (!release_handle())
+            throw error("camcore_manager_free", CAMCORE_E_WOULD_DEADLOCK,
+                        "called from inside a callback of the manager or of what was made from it");
     }
 
     /** The cameras present now (S1-S4). */
@@ -1098,6 +1199,19 @@ private:
     struct hotplug {
         std::function<void(const device &)> connected, disconnected;
     };
+    /* Frees the C manager, then the hot-plug callbacks; false (nothing
+     * freed) when camcore refused: inside a callback of its own. */
+    bool release_handle() noexcept {
+        if (m_ == nullptr)
+            return true;
+        camcore_manager_free(m_);
+        std::int32_t permission = 0;
+        if (detail::callback_depth() > 0 && camcore_manager_get_camera_permission(m_, &permission) == CAMCORE_OK)
+            return false;
+        m_ = nullptr;
+        hotplug_.reset();
+        return true;
+    }
     void create(const camcore_manager_config &c) {
         check(camcore_manager_new(&c, &m_), "camcore_manager_new");
     }

@@ -20,6 +20,9 @@
  *   S14  a session preview lambda turns the camera on; completion lambdas
  *        run once with the status (CAMCORE_E_NO_DEVICE for an unknown id)
  *        and are freed even when they never run
+ *   S31  a preview removing itself from its own lambda (kept alive until the
+ *        session goes), reset()/close() from an object's own callback throw
+ *        CAMCORE_E_WOULD_DEADLOCK and it goes on
  *        handles move; a moved-from handle is empty
  *
  * The last line is "N passed, M failed"; exit 0 only if M is 0.
@@ -34,6 +37,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -355,6 +359,86 @@ void test_S14_session_preview_and_completions() {
     CHECK(!s, "reset() empties the session");
 }
 
+void test_S31_calls_from_inside_own_callbacks() {
+    camcore::manager m(camcore::synthetic::one);
+    camcore_session_config sc = camcore::session_config();
+    sc.device_id = SYNTH;
+    sc.preference.width = 160;
+    sc.preference.height = 120;
+    camcore::session s = m.make_session(sc);
+    std::mutex lock;
+    std::condition_variable cv;
+    std::atomic<std::uint32_t> self_id{0};
+    int self_frames = 0, other_frames = 0, reset_code = 0;
+    std::string remove_error;
+    /* A preview that removes itself from inside its own lambda (camcore
+     * queues the removal; the wrapper must not free the running lambda). */
+    std::uint32_t id = s.add_preview([&](const camcore::frame_view &) {
+        std::uint32_t me = self_id.load();
+        std::lock_guard<std::mutex> g(lock);
+        if (me == 0)
+            return;
+        if (++self_frames == 3) {
+            try {
+                s.remove_preview(me);
+            } catch (const std::exception &e) {
+                remove_error = e.what();
+            }
+            try {
+                s.reset(); /* freeing the session from its own callback */
+            } catch (const camcore::error &e) {
+                reset_code = e.code();
+            }
+        }
+        cv.notify_all();
+    });
+    self_id = id;
+    s.add_preview([&](const camcore::frame_view &) {
+        std::lock_guard<std::mutex> g(lock);
+        other_frames++;
+        cv.notify_all();
+    });
+    CHECK(wait_for(lock, cv, 5000, [&] { return self_frames >= 3; }), "3 frames to the self-removing preview");
+    CHECK(remove_error.empty(), "remove_preview from its own lambda is accepted (%s)", remove_error.c_str());
+    CHECK(reset_code == CAMCORE_E_WOULD_DEADLOCK, "session::reset() from its own callback: code %d", reset_code);
+    int others;
+    {
+        std::lock_guard<std::mutex> g(lock);
+        others = other_frames;
+    }
+    CHECK(wait_for(lock, cv, 5000, [&] { return other_frames >= others + 5; }),
+          "the other preview goes on (%d -> %d frames)", others, other_frames);
+    {
+        std::lock_guard<std::mutex> g(lock);
+        CHECK(self_frames == 3, "the removed preview got no frame after its removal (%d)", self_frames);
+    }
+    CHECK(static_cast<bool>(s) && s.state().preview_count == 1, "the session lives on with 1 preview");
+
+    /* A capturer closed from its own frame lambda: refused, and it goes on. */
+    camcore::capturer cap = m.open(SYNTH);
+    int close_code = 0, frames = 0;
+    cap.start(camcore::capture_config(CAMCORE_FOURCC_YUYV, 160, 120, camcore::fps(60)), [&](const camcore::frame_view &) {
+        int code = 0;
+        if (frames == 2) {
+            try {
+                cap.close();
+            } catch (const camcore::error &e) {
+                code = e.code();
+            }
+        }
+        std::lock_guard<std::mutex> g(lock);
+        if (code)
+            close_code = code;
+        frames++;
+        cv.notify_all();
+    });
+    CHECK(wait_for(lock, cv, 5000, [&] { return frames >= 6; }), "frames go on after close() in the lambda (%d)", frames);
+    CHECK(close_code == CAMCORE_E_WOULD_DEADLOCK, "capturer::close() from its own lambda: code %d", close_code);
+    CHECK(cap.streaming(), "the capturer still streams");
+    cap.close();
+    CHECK(!cap, "close() from outside closes it");
+}
+
 void test_handles_move() {
     camcore::manager m(camcore::synthetic::one);
     camcore::manager m2 = std::move(m);
@@ -396,6 +480,7 @@ const testlib_test tests[] = {
     TESTLIB_TEST(test_S36_pull),
     TESTLIB_TEST(test_S8_convert),
     TESTLIB_TEST(test_S14_session_preview_and_completions),
+    TESTLIB_TEST(test_S31_calls_from_inside_own_callbacks),
     TESTLIB_TEST(test_handles_move),
 };
 
