@@ -396,6 +396,7 @@ _PROTOTYPES = [
       POINTER(camcore_fraction)]),
     ("camcore_frame_retain", _frame_p, [_frame_p]),
     ("camcore_frame_release", None, [_frame_p]),
+    ("camcore_frame_convert", c_int, [_frame_p, c_uint32, c_uint32, c_uint32, c_void_p, c_size_t]),
     ("camcore_frame_callbacks_init", None, [POINTER(camcore_frame_callbacks)]),
     ("camcore_capture_config_init", None, [POINTER(camcore_capture_config)]),
     ("camcore_capturer_open", c_int, [_manager_p, c_char_p, POINTER(_capturer_p)]),
