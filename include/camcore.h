@@ -943,13 +943,13 @@ int camcore_manager_format_for(camcore_manager *manager, const char *device_id, 
  * supports it, else the supported rate closest to it (ask 40 of a 30 fps
  * format: 30).
  *
- * \param out receives the rate, fps.
  * \param manager the manager.
  * \param device_id the device.
  * \param fourcc the pixel format.
  * \param width the frame width in pixels.
  * \param height the frame height in pixels.
  * \param fps the rate wanted, fps.
+ * \param out receives the rate, fps.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_NOT_SUPPORTED (no such format, or rates unknown), CAMCORE_E_IO.
  * \threadsafety Safe from any thread.
@@ -1729,8 +1729,8 @@ int camcore_session_end_transmission(camcore_session *session);
  * sink is not called again. on_error and on_stall are not used here
  * (stalls come as camcore_device_callbacks.on_stall).
  *
- * \param callbacks copied; frames arrive on the capture thread.
  * \param session the session.
+ * \param callbacks copied; frames arrive on the capture thread.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size).
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1750,10 +1750,10 @@ int camcore_session_set_transmission_sink(camcore_session *session,
  * A session takes at most CAMCORE_MAX_PREVIEWS previews at once (counted
  * from the call; a removal frees its place).
  *
+ * \param session the session.
  * \param callbacks copied; on_frame receives the frames (on_error and on_stall
  *                  are not used: see camcore_device_callbacks).
  * \param preview_id receives an id for camcore_session_remove_preview().
- * \param session the session.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_MEMORY (the
  *          session already has CAMCORE_MAX_PREVIEWS previews; *preview_id is
  *          0 and nothing is added), or the camera's error (the preview stays
@@ -1882,11 +1882,11 @@ typedef struct camcore_session_state {
 /**
  * Reads the session's state; safe from callbacks.
  *
+ * \param session the session.
  * \param out filled whole, format included; set out->struct_size to
  *            sizeof(camcore_session_state) first (out->format.struct_size
  *            is not read: it comes back as sizeof(camcore_capture_format)
  *            while the camera is on, else 0 with the rest of format).
- * \param session the session.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
  * \threadsafety Safe from any thread, including the session's own callbacks. It
  *               reads the state as last published by the camera queue: a change
@@ -1903,10 +1903,10 @@ typedef void (*camcore_completion_fn)(void *user_data, int status);
  * the camera on (S9: while video is transmitted or a preview is active);
  * it clears a camcore_session_stop(). The output format stays the preference's.
  *
+ * \param session the session.
  * \param config     fourcc, size, fps and buffer count (output_fourcc is ignored).
  * \param completion called once with the status (NULL: none); not called when
  *                   the call itself fails.
- * \param session the session.
  * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct,
  *          or a config no camera takes, checked at the call as
@@ -1953,8 +1953,8 @@ int camcore_session_restart(camcore_session *session, camcore_completion_fn comp
 /**
  * S17 change: new settings; the camera restarts with them if it is on.
  *
- * \param config as for camcore_session_start().
  * \param session the session.
+ * \param config as for camcore_session_start().
  * \param completion called once on the camera queue with the status; NULL: none; not called when this call fails.
  * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (as for
@@ -2091,8 +2091,8 @@ int camcore_session_set_custom_source(camcore_session *session, int active);
  * not be empty. camcore reads sizeof(camcore_frame) bytes of the struct at
  * most.
  *
- * \param frame fourcc, width, height, plane_count and planes set.
  * \param session the session.
+ * \param frame fourcc, width, height, plane_count and planes set.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad frame: the message names
  *          the plane and the sizes), CAMCORE_E_STATE (no custom source
  *          active).
