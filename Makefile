@@ -4,6 +4,8 @@
 #   make docs        the API reference from include/camcore.h -> build/docs/html
 #   make run         the main job: capture from the first camera (or the synthetic one)
 #   make test        every test: Swift, ABI/C/C++, Python, kernel (QEMU guest)
+#   make wheel       the camcore Python package as a wheel -> build/wheels/ (finds an installed libcamcore)
+#   make wheel-bundled  the self-contained wheel (libcamcore and its libraries inside) -> build/wheels/bundled/
 #   make bench       benchmarks vs the references -> bench/results/RESULTS.md, ratios.png
 #   make bench-framepath   only the frame-path rows, in one guest boot (~2 min)
 #   make bench-e2e   only the end-to-end rows (camcore vs ffmpeg, GStreamer), one guest boot
@@ -41,7 +43,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: docs bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
+.PHONY: docs wheel wheel-bundled bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 lib:
@@ -99,6 +101,18 @@ docs:
 	rm -rf build/docs && mkdir -p build/docs
 	CAMCORE_VERSION=$(VERSION) CAMCORE_DOCS_DIR=$(CURDIR)/build/docs doxygen docs/Doxyfile
 	@echo "API reference: build/docs/html/index.html"
+
+# The Python package (bindings/python): a pure wheel that finds libcamcore
+# through CAMCORE_LIBRARY, pkg-config or the loader path, and a
+# self-contained one that carries it (bundle_wheel.py says what it bundles).
+PYTHON ?= python3
+WHEELS := $(CURDIR)/build/wheels
+wheel:
+	$(PYTHON) -m pip wheel --no-index --no-deps --no-build-isolation -q -w $(WHEELS) bindings/python
+	@ls $(WHEELS)/camcore-*-py3-none-any.whl
+
+wheel-bundled: stage
+	$(PYTHON) bindings/python/bundle_wheel.py $(STAGE)/lib/libcamcore.so.0 $(WHEELS)/bundled
 
 run: examples
 	LD_LIBRARY_PATH=$(STAGE)/lib ./examples/c/camcore-capture --frames 60 --snapshot snapshot.png

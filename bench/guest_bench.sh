@@ -64,7 +64,7 @@ say "root: $(awk '$2 == "/" {print $3, $4}' /proc/mounts | head -1)"
 . "$repo/bench/guest_lib.sh"
 guest_start_udevd
 
-export PYTHONPATH="$repo/examples/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$repo/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
 export CAMCORE_LIBRARY="$repo/build/prefix/lib/libcamcore.so.0"
 export LD_LIBRARY_PATH="$repo/build/prefix/lib"
 export PYTHONDONTWRITEBYTECODE=1

@@ -123,7 +123,7 @@ guest_bench_python() {
   local runs=$1 frames=$2 py=$3 r mode
   say "4. python: $runs runs x $frames frames: camcore.py (callbacks, iterator; native, RGB24), cv2 raw, cv2 BGR"
   for r in $(seq 1 "$runs"); do
-    for mode in camcore camcore-iter camcore-rgb24 camcore-iter-rgb24 cv2 cv2-bgr; do
+    for mode in camcore camcore-iter camcore-rgb24 camcore-iter-rgb24 camcore-rawpull cv2 cv2-bgr; do
       rec "python-$mode" "$r" "$py" "$repo/bench/py/py_capture.py" "$mode" --device "$v0" --fps 120 --frames "$frames"
     done
     rec python-c-camcore "$r" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 120 \

@@ -282,6 +282,12 @@ def build_rows(host: Results, guest: Results) -> list:
                     f"S36: no ctypes callback per frame; target ≤ 2×. The C program pulling the same frames "
                     f"(camcore_capture --pull) costs {us(cpull)} ({div(cpull, cc) or 0:.2f}× its callbacks: the "
                     f"capture thread hands each frame to the reader's thread)"))
+    raw = guest.med("python-camcore-rawpull", "cpu_ns_per_frame")
+    rows.append(Row("4 python (guest)", "CPU per frame: raw ctypes pull loop (acquire + release, no objects) vs camcore C program",
+                    us(raw), us(cc), div(raw, cc), "lower", None,
+                    f"the floor of any ctypes pull loop (bench/py/py_capture.py camcore-rawpull): the iterator "
+                    f"adds {us(None if pi is None or raw is None else pi - raw)} above it (generator, frame object, "
+                    f"cached numpy view); the C program pulling costs {us(cpull)}"))
     rows.append(Row("4 python (guest)", "CPU per frame: camcore.py pull iterator vs cv2.VideoCapture raw YUYV",
                     us(pi), us(cv), div(pi, cv), "lower", 0.5, "target ≤ 0.5×"))
     ver = guest.first("python-cv2", "cv2_version")

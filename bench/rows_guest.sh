@@ -20,7 +20,7 @@ status=1
 trap 'echo "$status" > "$res/status"; sync' EXIT
 say() { printf 'guest: %s\n' "$*"; }
 unset CAMCORE_SYNTHETIC_CAMERA
-export PYTHONPATH="$repo/examples/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$repo/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
 export LD_LIBRARY_PATH="$repo/build/prefix/lib"
 export PYTHONDONTWRITEBYTECODE=1
 

@@ -148,11 +148,11 @@ def _hang_guard(request):
 
 @pytest.fixture(scope="session")
 def camcore():
-    """The ctypes binding (examples/python/camcore.py) on the staged library."""
+    """The ctypes binding (the camcore package, bindings/python/camcore) on the staged library."""
     lib = os.environ.get("CAMCORE_LIBRARY", "")
     if not os.path.exists(lib):
         pytest.fail(f"CAMCORE_LIBRARY={lib!r} does not exist: run `make examples` on the host")
-    import camcore as mod  # PYTHONPATH=examples/python (guest.sh)
+    import camcore as mod  # PYTHONPATH=bindings/python (guest.sh)
     return mod
 
 

@@ -32,7 +32,7 @@ udevadm settle --timeout=30
 udevadm control --ping >/dev/null 2>&1 || { echo "guest: ERROR: udevd is not running"; exit 1; }
 
 export CAMCORE_KERNEL_GUEST=1
-export PYTHONPATH="$repo/examples/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$repo/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
 export CAMCORE_LIBRARY="$repo/build/prefix/lib/libcamcore.so.0"
 export LD_LIBRARY_PATH="$repo/build/prefix/lib"
 export PYTHONDONTWRITEBYTECODE=1   # the shared root is read-only

@@ -141,7 +141,7 @@ def test_S26_fatal_streaming_error_on_a_capturer(webcams, camcore):
             cap.stop()
             t_stop = hp.now() - ts
             frames = cap.capture(3, fourcc="YUYV", width=320, height=180, fps=30, timeout=20)
-    assert isinstance(err, camcore.IOError_), err
+    assert isinstance(err, camcore.CamcoreIOError), err
     assert len(fr.errors) == 1
     assert t_err - t0 < 1e9, hp.ms(t_err - t0)
     assert late == [], f"{len(late)} frame(s) after the fatal error"
@@ -220,7 +220,7 @@ def test_S26_injected_start_errors(webcams, camcore, control, ioctl):
     hp.record(f"S26 {ioctl} failure", start_to_error=hp.ms(took),
               error=f"{type(err).__name__}({err.status})", message=repr(err.message))
     assert ioctl in err.message and dev.node in err.message, err.message
-    assert isinstance(err, camcore.IOError_), f"{type(err).__name__}: {err.message}"
+    assert isinstance(err, camcore.CamcoreIOError), f"{type(err).__name__}: {err.message}"
     assert fr.errors == []
 
 

@@ -1,6 +1,6 @@
 """pytest setup for the camcore Python tests (host, synthetic camera).
 
-Finds the library the way users do (camcore.py): CAMCORE_LIBRARY if set,
+Finds the library the way users do (the camcore package): CAMCORE_LIBRARY if set,
 else the staged build in build/prefix/lib (set here as CAMCORE_LIBRARY, so
 subprocesses use the same one), else pkg-config / the loader path.
 """
@@ -14,13 +14,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "python"
+#: The camcore package (bindings/python/camcore), imported from the tree.
+BINDING = ROOT / "bindings" / "python"
 STAGE_LIB = ROOT / "build" / "prefix" / "lib"
 
 if "CAMCORE_LIBRARY" not in os.environ and (STAGE_LIB / "libcamcore.so.0").exists():
     os.environ["CAMCORE_LIBRARY"] = str(STAGE_LIB / "libcamcore.so.0")
 # The synthetic camera must be listed only when a test asks for it.
 os.environ.pop("CAMCORE_SYNTHETIC_CAMERA", None)
-sys.path.insert(0, str(EXAMPLES))
+sys.path.insert(0, str(EXAMPLES))   # capture.py and the other examples
+sys.path.insert(0, str(BINDING))
 
 import camcore  # noqa: E402
 
@@ -53,7 +56,7 @@ def run_python(code_or_args, env_extra=None, env_remove=(), timeout=60, cwd=None
     for k in env_remove:
         env.pop(k, None)
     env.update(env_extra or {})
-    env["PYTHONPATH"] = str(EXAMPLES) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(BINDING) + os.pathsep + env.get("PYTHONPATH", "")
     args = [sys.executable] + (["-c", code_or_args] if isinstance(code_or_args, str)
                                else list(code_or_args))
     return subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout,

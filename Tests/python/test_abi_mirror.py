@@ -1,4 +1,4 @@
-"""S29: camcore.py mirrors include/camcore.h exactly: struct sizes and field offsets
+"""S29: the camcore package (camcore._raw) mirrors include/camcore.h exactly: struct sizes and field offsets
 (checked against the C compiler), constants and version macros."""
 import ctypes
 import re
@@ -26,7 +26,7 @@ def c_layout(tmp_path):
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "camcore.h"', 'int main(void) {']
     for name in STRUCTS:
         lines.append(f'  printf("{name} size %zu\\n", sizeof({name}));')
-        for field, _ in getattr(camcore, name)._fields_:
+        for field, _ in getattr(camcore._raw, name)._fields_:
             lines.append(f'  printf("{name} {field} %zu\\n", offsetof({name}, {field}));')
     lines += ["  return 0;", "}"]
     src = tmp_path / "layout.c"
@@ -41,7 +41,7 @@ def c_layout(tmp_path):
 def test_S29_ctypes_structs_match_the_header(tmp_path):
     want = c_layout(tmp_path)
     for name in STRUCTS:
-        st = getattr(camcore, name)
+        st = getattr(camcore._raw, name)
         assert ctypes.sizeof(st) == want[(name, "size")], name
         for field, _ in st._fields_:
             assert getattr(st, field).offset == want[(name, field)], (name, field)
@@ -69,7 +69,7 @@ def test_S29_every_header_function_is_declared():
     # Prototypes start a line with their return type: "int camcore_x(", "const char *camcore_y(".
     declared = set(re.findall(r"^[A-Za-z][\w ]*[\s*](camcore_\w+)\(", h, re.M))
     assert len(declared) >= 29
-    mirrored = {name for name, _, _ in camcore._PROTOTYPES}
+    mirrored = {name for name, _, _ in camcore._raw.PROTOTYPES}
     assert declared == mirrored
     for name in mirrored:
         fn = getattr(camcore._lib, name)

@@ -404,7 +404,7 @@ def test_S33_backend_choice_without_pipewire(synth_id):
 
 
 def test_S33_bad_backend_value_is_refused_by_the_c_abi():
-    cfg = camcore.camcore_manager_config()
+    cfg = camcore._raw.camcore_manager_config()
     camcore._lib.camcore_manager_config_init(ctypes.byref(cfg))
     assert (cfg.backend, cfg.pipewire_fd) == (camcore.BACKEND_AUTO, -1)
     cfg.backend = 7
@@ -467,7 +467,7 @@ def test_S35_portal_unreachable_is_denied_with_a_reason(why):
 
 
 def test_S35_portal_arguments_are_checked_by_the_c_abi():
-    cfg = camcore.camcore_manager_config()
+    cfg = camcore._raw.camcore_manager_config()
     camcore._lib.camcore_manager_config_init(ctypes.byref(cfg))
     assert cfg.portal == camcore.PORTAL_AUTO
     cfg.portal = 3

@@ -24,7 +24,7 @@ def test_S29_control_structs_match_the_header(tmp_path):
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "camcore.h"', 'int main(void) {']
     for name in STRUCTS:
         lines.append(f'  printf("{name} size %zu\\n", sizeof({name}));')
-        for field, _ in getattr(camcore, name)._fields_:
+        for field, _ in getattr(camcore._raw, name)._fields_:
             lines.append(f'  printf("{name} {field} %zu\\n", offsetof({name}, {field}));')
     lines += ["  return 0;", "}"]
     (tmp_path / "l.c").write_text("\n".join(lines))
@@ -33,7 +33,7 @@ def test_S29_control_structs_match_the_header(tmp_path):
     out = subprocess.run([str(tmp_path / "l")], check=True, capture_output=True, text=True).stdout
     want = {tuple(l.split()[:2]): int(l.split()[2]) for l in out.splitlines()}
     for name in STRUCTS:
-        st = getattr(camcore, name)
+        st = getattr(camcore._raw, name)
         assert ctypes.sizeof(st) == want[(name, "size")], name
         for field, _ in st._fields_:
             assert getattr(st, field).offset == want[(name, field)], (name, field)

@@ -116,7 +116,7 @@ def test_S8_output_format(cap, source, output):
     f = capture_converted(cap, source, output)
     fmt = cap.format
     assert fmt.fourcc == fcc
-    assert fmt.source_fourcc == camcore.fourcc_str(camcore._fourcc(source))
+    assert fmt.source_fourcc == camcore.pixel_format(source).name
     assert (f.fourcc, f.width, f.height, f.plane_count) == (fcc, 320, 240, planes)
     assert f.strides == strides
     assert f.array.shape == shape

@@ -1,4 +1,4 @@
-"""S38 output size on the synthetic camera, through camcore.py: frames come at
+"""S38 output size on the synthetic camera, through the camcore package: frames come at
 the asked size (width, height, strides, plane lengths, numpy shape) by
 callback, by pull and through a session; bad sizes raise InvalidArgError and
 the capturer still captures afterwards. (The synthetic camera offers YUYV,

@@ -118,7 +118,7 @@ def test_S36_the_ready_fd_is_readable_exactly_while_a_frame_waits(cap):
         while True:
             try:
                 frames.append(cap.acquire(timeout=0))
-            except camcore.TimeoutError_:
+            except camcore.CamcoreTimeoutError:
                 break
         assert frames
         r, _, _ = select.select([fd], [], [], 0)

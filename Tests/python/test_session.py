@@ -1,4 +1,4 @@
-"""pytest suite for the video session of examples/python/camcore.py (SPEC S9–S21, S31).
+"""pytest suite for the video session of the camcore package (bindings/python) (SPEC S9–S21, S31).
 
 Two synthetic cameras (Manager(synthetic=2)): "synthetic:0" faces front,
 "synthetic:1" back. Sessions prefer 64x48 at 60–120 fps, so a 150 ms window
@@ -109,7 +109,7 @@ def test_S29_session_structs_and_constants_match_the_header(tmp_path):
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "camcore.h"', "int main(void) {"]
     for name in SESSION_STRUCTS:
         lines.append(f'  printf("{name} size %zu\\n", sizeof({name}));')
-        for field, _ in getattr(camcore, name)._fields_:
+        for field, _ in getattr(camcore._raw, name)._fields_:
             lines.append(f'  printf("{name} {field} %zu\\n", offsetof({name}, {field}));')
     lines += ["  return 0;", "}"]
     (tmp_path / "layout.c").write_text("\n".join(lines))
@@ -119,7 +119,7 @@ def test_S29_session_structs_and_constants_match_the_header(tmp_path):
                          text=True).stdout
     want = {tuple(line.split()[:2]): int(line.split()[2]) for line in out.splitlines()}
     for name in SESSION_STRUCTS:
-        st = getattr(camcore, name)
+        st = getattr(camcore._raw, name)
         assert ctypes.sizeof(st) == want[(name, "size")], name
         for field, _ in st._fields_:
             assert getattr(st, field).offset == want[(name, field)], (name, field)
@@ -127,7 +127,7 @@ def test_S29_session_structs_and_constants_match_the_header(tmp_path):
                              (ROOT / "include" / "camcore.h").read_text()))
     assert len(macros) == 5
     for name, value in macros.items():
-        assert getattr(camcore, name) == int(value), name
+        assert getattr(camcore._raw, name) == int(value), name
 
 
 def test_S4_two_synthetic_cameras_front_and_back(m2):

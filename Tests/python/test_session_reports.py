@@ -47,12 +47,12 @@ def test_S29_session_state_of_an_older_caller_is_written_to_its_size(m2):
     """A caller built before `adjusted` passes the old struct_size: accepted,
     and nothing is written past it."""
     lib = camcore._lib
-    old = camcore.camcore_session_state.adjusted.offset
+    old = camcore._raw.camcore_session_state.adjusted.offset
     with m2.session("synthetic:0", **ODD) as s:
         s.add_preview(lambda f: None)
-        buf = (ctypes.c_uint8 * (ctypes.sizeof(camcore.camcore_session_state) + 16))()
+        buf = (ctypes.c_uint8 * (ctypes.sizeof(camcore._raw.camcore_session_state) + 16))()
         ctypes.memset(buf, 0xA5, len(buf))
-        st = camcore.camcore_session_state.from_buffer(buf)
+        st = camcore._raw.camcore_session_state.from_buffer(buf)
         st.struct_size = old
         assert lib.camcore_session_get_state(s._h(), ctypes.byref(st)) == 0
         assert st.struct_size == old and st.camera_on == 1 and st.format.width == 642

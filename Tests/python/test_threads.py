@@ -1,4 +1,4 @@
-"""camcore.py's thread hooks (camcore_set_thread_hooks) and its reused numpy
+"""The camcore package's thread hooks (camcore_set_thread_hooks) and its reused numpy
 views, on the synthetic camera: a capture thread keeps one Python thread
 state from its start to its end, and views handed out per buffer never
 read a buffer that went back to the driver."""

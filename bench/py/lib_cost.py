@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Library cost of the Python entry points, in a fresh process: the time
-`import camcore` (examples/python/camcore.py: ctypes loads libcamcore) or
+`import camcore` (the camcore package, bindings/python: ctypes loads libcamcore) or
 `import cv2` (opencv-python-headless) takes, with numpy already imported
 (both need it), the shared objects the import maps and their bytes on disk,
 and the resident memory it adds. One JSON line on stdout.

@@ -6,10 +6,12 @@ receiving frames, one JSON line on stdout.
   py_capture.py camcore-iter ... the same through the pull iterator (for frame in cap.frames())
   py_capture.py camcore-rgb24 / camcore-iter-rgb24 ...  the same with output="RGB24":
                              camcore converts each frame to RGB3 (libyuv), as cv2-bgr converts
+  py_capture.py camcore-rawpull ...  the floor of a ctypes pull loop: acquire + release through
+                             camcore._raw, one field read, no frame objects (a reference row)
   py_capture.py cv2      ...   cv2.VideoCapture (CAP_V4L2), raw YUYV (CAP_PROP_CONVERT_RGB off)
   py_capture.py cv2-bgr  ...   cv2.VideoCapture as people use it: frames converted to BGR
 
-camcore: examples/python/camcore.py (ctypes); each frame arrives in on_frame
+camcore: the camcore package, bindings/python (ctypes); each frame arrives in on_frame
 on the capture thread and is looked at as a zero-copy numpy view
 (frame.array), one byte read, as the C programs do. cv2: cap.read() in a
 loop, one byte read. CPU is getrusage(RUSAGE_SELF) user+sys, all threads,
@@ -107,6 +109,47 @@ def run_camcore_iter(a) -> dict:
             "vm_hwm_kb": hwm, "vm_rss_kb": rss}
 
 
+def run_camcore_rawpull(a) -> dict:
+    """The floor of any ctypes pull loop: per frame only the two calls a pull
+    takes (camcore_capturer_acquire_frame, camcore_frame_release) and one
+    field read (the sequence), through camcore's raw ctypes layer; no frame object, no
+    generator, no numpy. Not an API users call: a reference for the
+    iterator row (what the binding adds above ctypes itself)."""
+    import ctypes
+    import camcore
+    from camcore import _raw
+
+    lib = _raw.lib
+    acquire, release = lib.camcore_capturer_acquire_frame, lib.camcore_frame_release
+    w, h = a.size
+    sink = 0
+    cpu0 = wall0 = 0
+    with camcore.Manager() as m:
+        dev = next((d for d in m.devices() if a.device in (d.node, d.id)), None)
+        if dev is None:
+            raise SystemExit(f"py_capture: no camcore device {a.device}")
+        with m.open(dev.id) as cap:
+            cap.start_pull(fourcc="YUYV", width=w, height=h, fps=a.fps, output=a.output)
+            fmt = cap.format
+            hc = cap._h()
+            p = _raw.frame_p()
+            ref = ctypes.byref(p)
+            for n in range(1, a.warmup + a.frames + 1):
+                if acquire(hc, 120000, ref):
+                    raise SystemExit("py_capture: acquire failed")
+                sink += p.contents.sequence
+                release(p)
+                if n == a.warmup:
+                    cpu0, wall0 = cpu_ns(), time.monotonic_ns()
+            cpu1, wall1 = cpu_ns(), time.monotonic_ns()
+            hwm, rss = status_kb("VmHWM"), status_kb("VmRSS")
+            cap.stop()
+    return {"fps": float(fmt.fps) if fmt.fps else 0.0, "width": fmt.width, "height": fmt.height,
+            "output": str(fmt.fourcc) if a.output else "", "shape": [h, w * 2],
+            "cpu0": cpu0, "cpu1": cpu1, "wall0": wall0, "wall1": wall1,
+            "vm_hwm_kb": hwm, "vm_rss_kb": rss}
+
+
 def run_cv2(a, convert: bool) -> dict:
     import cv2
 
@@ -143,7 +186,8 @@ def run_cv2(a, convert: bool) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["camcore", "camcore-iter", "camcore-rgb24", "camcore-iter-rgb24", "cv2", "cv2-bgr"])
+    p.add_argument("mode", choices=["camcore", "camcore-iter", "camcore-rgb24", "camcore-iter-rgb24", "camcore-rawpull",
+                                       "cv2", "cv2-bgr"])
     p.add_argument("--device", required=True)
     p.add_argument("--size", default="640x480")
     p.add_argument("--fps", type=int, default=120)
@@ -154,6 +198,8 @@ def main() -> None:
     a.output = "RGB24" if a.mode.endswith("-rgb24") else None
     if a.mode in ("camcore", "camcore-rgb24"):
         r = run_camcore(a)
+    elif a.mode == "camcore-rawpull":
+        r = run_camcore_rawpull(a)
     elif a.mode in ("camcore-iter", "camcore-iter-rgb24"):
         r = run_camcore_iter(a)
     else:

@@ -9,8 +9,10 @@ synthetic camera and says so.
     python3 capture.py [--frames N] [--device ID] [--size WxH] [--fps N]
                        [--format FOURCC] [--snapshot FILE]
 
-The library is found through CAMCORE_LIBRARY, pkg-config (PKG_CONFIG_PATH)
-or the loader path (LD_LIBRARY_PATH); see camcore.py.
+Needs the camcore package (pip install bindings/python, or run from a
+checkout: the package is then taken from ../../bindings/python). The
+library is found through CAMCORE_LIBRARY, pkg-config (PKG_CONFIG_PATH) or
+the loader path (LD_LIBRARY_PATH); see the camcore package.
 """
 from __future__ import annotations
 
@@ -25,8 +27,12 @@ from fractions import Fraction
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import camcore  # noqa: E402
+try:
+    import camcore
+except ModuleNotFoundError:  # run from a checkout, not installed: the package in the tree
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "bindings", "python"))
+    import camcore
 
 # Formats this example can turn into RGB for the snapshot, in order of preference.
 CONVERTIBLE = ("YUYV", "YU12", "NV12", "RGB3", "BGR3", "GREY")

@@ -21,6 +21,9 @@ class BufferPool: @unchecked Sendable {
     /// Some released buffer waits on the pending list (read per frame
     /// without the lock).
     private let pendingFlag = Atomic<Bool>(false)
+    /// Retains not yet released, over all buffers (changed under the lock,
+    /// read without it): 0 lets `finishDelivery` skip the lock.
+    private let retainsOut = Atomic<Int>(0)
     /// The buffers are exported as DMA-BUF (S37); set once, before frames.
     var exportsDmabuf = false
     /// Wakes the capture thread to requeue released buffers; nil for pools
@@ -34,7 +37,10 @@ class BufferPool: @unchecked Sendable {
     }
 
     func retain(_ slot: Int) {
-        state.withLock { $0.retains[slot] += 1 }
+        state.withLock { s in
+            s.retains[slot] += 1
+            retainsOut.add(1, ordering: .releasing)
+        }
     }
 
     /// Gives back one retain of `slot`. A buffer the app held goes on the
@@ -46,6 +52,7 @@ class BufferPool: @unchecked Sendable {
         let wake: Bool = state.withLock { s in
             guard s.retains[slot] > 0 else { return false }
             s.retains[slot] -= 1
+            retainsOut.subtract(1, ordering: .releasing)
             guard s.retains[slot] == 0, s.held[slot] else { return false }
             s.held[slot] = false
             guard s.streaming, let _ = waker else { return false }
@@ -60,8 +67,12 @@ class BufferPool: @unchecked Sendable {
 
     /// Called by the capture thread after the callbacks: true when the
     /// buffer may go back to the driver now; false when the app holds it.
+    /// A retain made during the callback (on any thread: a C frame is
+    /// pinned while it is retained, and its callback ends only after) is
+    /// seen by the load here, so "no retains anywhere" needs no lock.
     func finishDelivery(_ slot: Int) -> Bool {
-        state.withLock { s in
+        if retainsOut.load(ordering: .acquiring) == 0 { return true }
+        return state.withLock { s in
             if s.retains[slot] > 0 { s.held[slot] = true; return false }
             return true
         }

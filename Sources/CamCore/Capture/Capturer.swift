@@ -34,13 +34,21 @@ public final class Capturer: @unchecked Sendable {
         var closed = false
     }
     private let session = Mutex(Session())
-    /// Counters, and the span of the last frames' timestamps for the rate.
+    /// Counters of the rarer events (stalls, conversion drops, frames the
+    /// pull queue gave up); added to the frame path's own below.
     private struct Counters {
         var stats = CaptureStats()
-        var rateFrames = 0
-        var rateSpanNs: UInt64 = 0
     }
     private let counters = Mutex(Counters())
+    /// The frame path's counters: written by the capture thread alone (a
+    /// load and a store each, no lock per frame), read by `stats`.
+    private let framesDelivered = Atomic<UInt64>(0)
+    private let framesDropped = Atomic<UInt64>(0)
+    private let framesCorrupted = Atomic<UInt64>(0)
+    /// For the measured rate: the span of the last frames' timestamps (ns)
+    /// << 6 | the frames it covers (at most 31), one word so that a reader
+    /// never pairs one frame's span with another's count.
+    private let rateWindow = Atomic<UInt64>(0)
     private let running = Atomic<Bool>(false)
     /// Timestamps of the last frames, for the measured rate (capture thread only).
     private let stamps = UnsafeMutablePointer<UInt64>.allocate(capacity: 32)
@@ -70,9 +78,13 @@ public final class Capturer: @unchecked Sendable {
 
     /// Counters since the last start.
     public var stats: CaptureStats {
-        let c = counters.withLock { $0 }
-        var s = c.stats
-        s.measuredFPS = c.rateFrames > 0 && c.rateSpanNs > 0 ? Double(c.rateFrames) * 1e9 / Double(c.rateSpanNs) : 0
+        var s = counters.withLock { $0.stats }
+        s.delivered &+= framesDelivered.load(ordering: .acquiring)
+        s.dropped &+= framesDropped.load(ordering: .acquiring)
+        s.corrupted &+= framesCorrupted.load(ordering: .acquiring)
+        let w = rateWindow.load(ordering: .acquiring)
+        let rateFrames = w & 63, rateSpanNs = w >> 6
+        s.measuredFPS = rateFrames > 0 && rateSpanNs > 0 ? Double(rateFrames) * 1e9 / Double(rateSpanNs) : 0
         return s
     }
 
@@ -164,6 +176,8 @@ public final class Capturer: @unchecked Sendable {
                 }
             }
             counters.withLock { $0 = Counters() }
+            framesDelivered.store(0, ordering: .releasing); framesDropped.store(0, ordering: .releasing)
+            framesCorrupted.store(0, ordering: .releasing); rateWindow.store(0, ordering: .releasing)
             stopRequested.store(false, ordering: .releasing)
             running.store(true, ordering: .releasing)
             do throws(CamError) {
@@ -334,14 +348,12 @@ public final class Capturer: @unchecked Sendable {
                 let window = min(stampCount, 32)
                 let oldest = stamps[(stampCount - window) & 31]
                 let dropped = UInt64(frame.droppedBefore)
-                counters.withLock {
-                    // The rate itself is worked out when read (`stats`).
-                    $0.rateFrames = window - 1
-                    $0.rateSpanNs = newest > oldest ? newest - oldest : 0
-                    $0.stats.delivered += 1
-                    $0.stats.dropped += dropped
-                    if corrupted { $0.stats.corrupted += 1 }
-                }
+                // The rate itself is worked out when read (`stats`).
+                let span = min(newest > oldest ? newest - oldest : 0, UInt64(1) << 57)
+                rateWindow.store(span << 6 | UInt64(window - 1), ordering: .releasing)
+                framesDelivered.store(framesDelivered.load(ordering: .relaxed) &+ 1, ordering: .releasing)
+                if dropped != 0 { framesDropped.store(framesDropped.load(ordering: .relaxed) &+ dropped, ordering: .releasing) }
+                if corrupted { framesCorrupted.store(framesCorrupted.load(ordering: .relaxed) &+ 1, ordering: .releasing) }
                 onFrame(frame)
                 // Back to the driver unless the app kept it (S23); buffers it
                 // releases later come back after a later frame, or through

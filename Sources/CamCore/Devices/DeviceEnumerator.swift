@@ -59,16 +59,9 @@ enum DeviceEnumerator {
         return nil
     }
 
-    /// Whether the udev node at `syspath` is still there and still gives
-    /// `id` (udev data only; the node is not opened).
-    static func stillPresent(id: String, syspath: String) -> Bool {
-        guard isUdevID(id), let u = UdevDevices.node(syspath: syspath) else { return false }
-        return stableID(u, busInfo: "") == id
-    }
-
     /// An id made from udev data alone (serial or path, no "#n" clash
     /// suffix): one udev node can be checked against it.
-    private static func isUdevID(_ id: String) -> Bool {
+    static func isUdevID(_ id: String) -> Bool {
         (id.hasPrefix("v4l2:serial-") || id.hasPrefix("v4l2:path-")) && !id.contains("#")
     }
 

@@ -68,8 +68,18 @@ public final class Manager: @unchecked Sendable {
     /// The camera portal, when PipeWire is reached through it (S35).
     private let portal: CameraPortal?
 
+    /// Builds the process-wide tables that opening and starting a camera
+    /// read (the pixel format table, the kernel's poll behaviour) once,
+    /// here, so that switching a camera on later (S9: on exactly when
+    /// needed) spends its time on the device, not on first-use set-up.
+    static func warmUp() {
+        _ = PixelFormatTable.info(.yuyv)
+        V4L2Capture.warmUp()
+    }
+
     public init(config: ManagerConfig = ManagerConfig()) {
         self.config = config
+        Manager.warmUp()
         var env = 0
         if let v = getenv("CAMCORE_SYNTHETIC_CAMERA") {
             let s = String(cString: v)

@@ -4,26 +4,41 @@ import Synchronization
 final class V4L2Source: CameraSource, @unchecked Sendable {
     let idPrefix = "v4l2:"
 
-    /// Where each id was last seen (udev sysfs path) and what it was: lets
-    /// `device(id:)` look at that one node instead of scanning them all.
-    private let seen = Mutex<[String: (syspath: String, info: DeviceInfo)]>([:])
+    /// Where each id was last seen (udev sysfs path), what it was, and
+    /// which device instance the node was then: lets `device(id:)` look at
+    /// that one node instead of scanning them all.
+    private struct Sighting {
+        let syspath: String
+        let info: DeviceInfo
+        let identity: NodeIdentity?
+    }
+    private let seen = Mutex<[String: Sighting]>([:])
+
+    private static func sighting(_ d: DeviceInfo, _ syspath: String) -> Sighting {
+        Sighting(syspath: syspath, info: d, identity: Sys.nodeIdentity(syspath: syspath, devnode: d.node))
+    }
 
     func devices() -> [DeviceInfo] {
         let found = DeviceEnumerator.captureDevicesWithSyspaths()
-        var known: [String: (syspath: String, info: DeviceInfo)] = [:]
-        for (d, p) in found { known[d.id] = (p, d) }
+        var known: [String: Sighting] = [:]
+        for (d, p) in found { known[d.id] = V4L2Source.sighting(d, p) }
         seen.withLock { $0 = known }
         return found.map { $0.0 }
     }
 
     func device(id: String) -> DeviceInfo? {
         let last = seen.withLock { $0[id] }
-        // Listed just before (the usual list-then-open): the same udev node
-        // with the same id is the same camera; opening it checks it is still
-        // a capture node (QUERYCAP), so no second probe of the node here.
-        if let last, DeviceEnumerator.stillPresent(id: id, syspath: last.syspath) { return last.info }
+        // Listed just before (the usual list-then-open): the same device
+        // instance (its sysfs directory and device number unchanged since)
+        // with an id made from udev data alone still has that id; opening
+        // it checks it is still a capture node (QUERYCAP), so neither udev
+        // nor the node is asked again here.
+        if let last, let was = last.identity, DeviceEnumerator.isUdevID(id),
+           Sys.nodeIdentity(syspath: last.syspath, devnode: last.info.node) == was {
+            return last.info
+        }
         if let (d, path) = DeviceEnumerator.captureDevice(id: id, syspath: last?.syspath) {
-            seen.withLock { $0[id] = (path, d) }
+            seen.withLock { $0[id] = V4L2Source.sighting(d, path) }
             return d
         }
         return DeviceEnumerator.captureDevices().first(where: { $0.id == id })

@@ -138,6 +138,16 @@ enum Sys {
         _ = retrying { Int32(read(fd, &v, 8)) }
     }
 
+    /// Which device instance a video node is now: the inode of its sysfs
+    /// directory (kernfs gives a re-created device a new one, generation
+    /// included) and the device number of its /dev node. nil when either
+    /// is gone. Two stat(2) calls; no udev database read.
+    static func nodeIdentity(syspath: String, devnode: String) -> NodeIdentity? {
+        var a = stat(), b = stat()
+        guard fstatat(AT_FDCWD, syspath, &a, 0) == 0, fstatat(AT_FDCWD, devnode, &b, 0) == 0, b.st_rdev != 0 else { return nil }
+        return NodeIdentity(sysfsInode: UInt64(a.st_ino), rdev: UInt64(b.st_rdev))
+    }
+
     static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
 #if CAMCORE_SYSCALL_HOOKS
@@ -155,4 +165,10 @@ enum Sys {
     }
     static let hooks = Mutex(Hooks())
 #endif
+}
+
+/// See `Sys.nodeIdentity`: equal while the node is the same device instance.
+struct NodeIdentity: Equatable, Sendable {
+    let sysfsInode: UInt64
+    let rdev: UInt64
 }

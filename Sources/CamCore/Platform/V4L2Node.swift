@@ -63,9 +63,11 @@ final class V4L2Node {
     func ioctlErrno<T>(_ request: UInt, _ arg: inout T) -> Int32 { Sys.ioctl(fd, request, &arg) }
 
     /// Runs one ioctl; throws the mapped error naming `name` and the node.
-    func ioctl<T>(_ request: UInt, _ arg: inout T, _ name: String) throws(CamError) {
+    /// `name` is only built when the ioctl fails (it often interpolates
+    /// the request's values).
+    func ioctl<T>(_ request: UInt, _ arg: inout T, _ name: @autoclosure () -> String) throws(CamError) {
         let e = ioctlErrno(request, &arg)
-        if e != 0 { throw CamError.fromErrno(e, "\(name) on \(path)") }
+        if e != 0 { throw CamError.fromErrno(e, "\(name()) on \(path)") }
     }
 
     /// Maps `length` bytes of a buffer at `offset` (V4L2 mmap streaming).

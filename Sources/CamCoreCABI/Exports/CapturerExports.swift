@@ -75,10 +75,11 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
     do { request = try captureRequest(c, fn) } catch { return fail(error) }
     let userData = cb.user_data
     let onFrame = cb.on_frame, onError = cb.on_error, onStall = cb.on_stall
+    let arena = FrameBoxes.borrowed
     do {
         try box.capturer.start(request, onFrame: { frame in
             guard let onFrame else { return }
-            FrameBox.withBorrowed(frame) { onFrame(userData, $0) }
+            FrameBox.withBorrowed(frame, in: arena) { onFrame(userData, $0) }
         }, onError: { error in
             guard let onError else { return }
             error.message.withCString { onError(userData, error.status, $0) }

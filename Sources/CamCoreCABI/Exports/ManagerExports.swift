@@ -39,6 +39,8 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
         }
     }
     out.pointee = Handles.shared.add(ManagerBox(Manager(config: c)))
+    // The frame boxes' first chunk, zeroed now rather than at the first frame.
+    _ = FrameBoxes.borrowed
     return 0
 }
 

@@ -21,7 +21,14 @@ enum FrameBox {
     /// per frame: a few uncontended atomic operations.
     @inline(__always)
     static func withBorrowed<R>(_ frame: Frame, _ body: (UnsafePointer<camcore_frame>) -> R) -> R {
-        let arena = FrameBoxes.borrowed   // one lazy-global check, not three
+        withBorrowed(frame, in: FrameBoxes.borrowed, body)
+    }
+
+    /// `withBorrowed`, with `FrameBoxes.borrowed` read once by the caller
+    /// (a frame callback made at start: no lazy-global check per frame).
+    @inline(__always)
+    static func withBorrowed<R>(_ frame: Frame, in arena: FrameBoxes.Arena,
+                                _ body: (UnsafePointer<camcore_frame>) -> R) -> R {
         let box = arena.claim()
         FrameBoxes.fill(box.frame, frame)
         // Beside the C frame: where the Swift frame is, not a copy of it. It
@@ -87,16 +94,18 @@ enum FrameBoxes {
         let side: UnsafeMutableRawPointer
     }
 
-    static let borrowed = Arena(name: "borrowed", chunks: 64)
-    static let retained = Arena(name: "retained", chunks: 64)
+    static let borrowed = Arena(name: "borrowed", chunks: 256)
+    static let retained = Arena(name: "retained", chunks: 256)
 
     /// The live box behind `p`, pinned (see Arena.pin); nil when `p` is
     /// not a box of camcore's or its box is not live (borrowed and still
     /// in its callback, or retained and not yet released).
     static func pin(_ p: UnsafeRawPointer) -> (Arena, Box, Kind)? {
-        for arena in [borrowed, retained] {
-            if let i = arena.index(of: p), let kind = arena.pin(i) { return (arena, arena.box(i), kind) }
+        if let i = borrowed.index(of: p) {
+            guard let kind = borrowed.pin(i) else { return nil }
+            return (borrowed, borrowed.box(i), kind)
         }
+        if let i = retained.index(of: p), let kind = retained.pin(i) { return (retained, retained.box(i), kind) }
         return nil
     }
 
@@ -134,7 +143,12 @@ enum FrameBoxes {
     /// free, generation + 1) once no reader has it pinned. A pointer saved
     /// across a retire finds its box free or in a later generation.
     final class Arena: @unchecked Sendable {
-        static let boxesPerChunk = 256
+        /// 64 boxes of 384 bytes: a chunk is 24 KB (6 pages), zeroed when
+        /// it is added. Borrowed boxes are reused round-robin over the
+        /// chunks there are, so one chunk serves a capture whose callbacks
+        /// return (a box is live only during its callback), and a stale
+        /// pointer meets its box live again only 64 frames later.
+        static let boxesPerChunk = 64
         /// Bytes per box: the C frame, then the Swift frame or token.
         static let stride = 384
         static let sideOffset = (MemoryLayout<camcore_frame>.stride + 15) & ~15
@@ -212,6 +226,18 @@ enum FrameBoxes {
         /// A free box, now busy (only the caller uses it); nil when the
         /// arena is full.
         func tryClaim() -> Box? {
+            // The usual case, one chunk and its next box free: one atomic
+            // add, one load, one compare-and-swap.
+            if chunkCount.load(ordering: .acquiring) == 1 {
+                let i = Int(UInt(bitPattern: hint.wrappingAdd(1, ordering: .relaxed).oldValue) & UInt(Self.boxesPerChunk - 1))
+                let st = states[0].unsafelyUnwrapped + i
+                let s = st.pointee.load(ordering: .relaxed)
+                if s & 3 == Kind.free.rawValue,
+                   st.pointee.compareExchange(expected: s, desired: s | Kind.busy.rawValue, ordering: .acquiring).exchanged {
+                    let p = bases[0].unsafelyUnwrapped + i &* Self.stride
+                    return Box(index: i, frame: p.assumingMemoryBound(to: camcore_frame.self), side: p + Self.sideOffset)
+                }
+            }
             while true {
                 let n = chunkCount.load(ordering: .acquiring)
                 let total = n * Self.boxesPerChunk

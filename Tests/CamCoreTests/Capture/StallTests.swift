@@ -42,12 +42,13 @@ final class StallLog: @unchecked Sendable {
         let kept = Mutex<[RetainedFrame]>([])
         let lastFrame = Atomic<UInt64>(0)
         let frames = Atomic<Int>(0)
+        let keeping = Atomic<Bool>(true)
         let log = StallLog()
         try cap.start(CaptureRequest(width: 64, height: 48, frameRate: FrameRate(60), bufferCount: 2),
                       onFrame: { f in
                           lastFrame.store(f.timestampNs, ordering: .relaxed)
                           frames.add(1, ordering: .relaxed)
-                          kept.withLock { $0.append(f.retain()) }
+                          if keeping.load(ordering: .relaxed) { kept.withLock { $0.append(f.retain()) } }
                       }, onStall: { log.add($0, $1) })
         #expect(log.wait(for: 1, seconds: 4))
         let stall = try #require(log.all.first)
@@ -61,13 +62,16 @@ final class StallLog: @unchecked Sendable {
         // Still stalled: no second event while nothing changes.
         usleep(300_000)
         #expect(log.all.count == 1)
+        // Let go of every buffer and keep none from now on: frames flow again.
+        keeping.store(false, ordering: .relaxed)
         kept.withLock { $0.removeAll() }
         #expect(log.wait(for: 2))
         let resumed = log.all[1]
         #expect(!resumed.stalled && resumed.since == stall.since)
         let n = frames.load(ordering: .relaxed)
-        usleep(100_000)
-        #expect(frames.load(ordering: .relaxed) > n)
+        var waited = 0
+        while frames.load(ordering: .relaxed) <= n && waited < 2_000 { usleep(10_000); waited += 10 }
+        #expect(frames.load(ordering: .relaxed) > n, "no frame within 2 s after the stall ended")
         kept.withLock { $0.removeAll() }
         try cap.stop()
         #expect(cap.stats.stalls == 1)

@@ -120,12 +120,20 @@ private final class Stream {
     static let kernelPollRegistersFirst: Bool = {
         var u = utsname()
         guard uname(&u) == 0 else { return false }
-        let release = withUnsafeBytes(of: u.release) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        // "6.1.0-57-amd64": the first two numbers, read off the C chars.
+        return withUnsafeBytes(of: u.release) { raw -> Bool in
+            var parts: [Int] = [], n = -1
+            for c in raw {
+                if c >= 0x30 && c <= 0x39 {
+                    n = (n < 0 ? 0 : n) &* 10 &+ Int(c - 0x30)
+                } else {
+                    if n >= 0 { parts.append(n); n = -1 }
+                    if c == 0 || parts.count == 2 { break }
+                }
+            }
+            guard parts.count == 2 else { return false }
+            return parts[0] > 5 || (parts[0] == 5 && parts[1] >= 2)
         }
-        let parts = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
-        guard parts.count == 2 else { return false }
-        return parts[0] > 5 || (parts[0] == 5 && parts[1] >= 2)
     }()
 
     /// Waits for the next frame (or the waker) and fills `frame` in place.
@@ -192,7 +200,7 @@ private final class Stream {
                           planeCount: split.count, planes: split.planes, timestampNs: 0,
                           sequence: b.sequence, flags: flags, poolRef: poolRef, slot: slot)
         }
-        frame.timestampNs = V4L2Capture.timestamp(b)
+        frame.timestampNs = V4L2Capture.timestamp(flags: b.flags, sec: b.timestamp.tv_sec, usec: b.timestamp.tv_usec)
         // S26: a truncated JPEG is no good frame, native output included.
         if isJPEG && !V4L2Capture.looksLikeWholeJPEG(frame.planes.0) {
             frame.flags.insert(.corrupted)
@@ -457,6 +465,9 @@ final class V4L2Capture: CaptureBackend {
         if e != 0 { throw CamError.fromErrno(e, "VIDIOC_QBUF on \(device.node)") }
     }
 
+    /// Reads the process-wide facts a stream start needs (Manager.warmUp).
+    static func warmUp() { _ = Stream.kernelPollRegistersFirst }
+
     func nextFrame(into frame: inout Frame, timeoutMs: Int32) -> BackendEvent {
         // Unretained: this capturer owns the stream while the capture
         // thread runs (stop() joins the thread before dropping it).
@@ -477,9 +488,12 @@ final class V4L2Capture: CaptureBackend {
 
     /// The buffer's CLOCK_MONOTONIC timestamp; the dequeue time when the
     /// driver stamps with another clock or not at all.
-    static func timestamp(_ b: v4l2_buffer) -> UInt64 {
-        let monotonic = b.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
-        let ns = UInt64(max(0, b.timestamp.tv_sec)) * 1_000_000_000 + UInt64(max(0, b.timestamp.tv_usec)) * 1000
+    /// (The buffer's flags and timestamp fields, not the whole v4l2_buffer:
+    /// no copy of it per frame.)
+    @inline(__always)
+    static func timestamp(flags: UInt32, sec: Int, usec: Int) -> UInt64 {
+        let monotonic = flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
+        let ns = UInt64(max(0, sec)) &* 1_000_000_000 &+ UInt64(max(0, usec)) &* 1000
         return monotonic && ns != 0 ? ns : monotonicNs()
     }
 

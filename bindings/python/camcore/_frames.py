@@ -1,0 +1,598 @@
+"""Frames: borrowed views of the library's buffers, and numpy views of their pixels.
+
+A frame handed to a callback is *borrowed* (SPEC S23): its memory is the
+driver's mmap buffer, lent for the callback and reused for a later frame
+once it returns. So a ``Frame`` is valid only during its callback (later
+attribute reads raise StateError); ``retain()`` keeps it out of the capture
+queue until ``release()``, and ``copy()`` copies it.
+
+numpy is imported only when an array is asked for (``frame.array``,
+``frame.plane(i)``, ``copy()``, ``Session.push_frame()``): listing cameras,
+negotiating and capturing into callbacks work without numpy installed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+import threading
+from ctypes import c_uint8
+from ctypes import byref
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+from . import _raw
+from ._errors import StateError, check, last_error_message
+from ._pixfmt import _PIXEL_FORMATS, fourcc_str, pixel_format
+from ._raw import FRAME_CORRUPTED, camcore_frame, frame_p
+from ._raw import lib as _lib
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    U8Array = NDArray[np.uint8]
+
+log = logging.getLogger("camcore")
+
+_np: Any = None
+
+
+def numpy() -> Any:
+    """The numpy module, imported on first use (ImportError with advice if absent)."""
+    global _np
+    if _np is None:
+        try:
+            import numpy as mod
+        except ImportError as e:
+            raise ImportError("camcore: frame arrays need numpy (pip install numpy); "
+                              "listing, negotiation and capture callbacks work without it") from e
+        _np = mod
+    return _np
+
+
+def _shaped(code: int, width: int, height: int, stride: int, data: U8Array) -> U8Array:
+    """A view of plane 0's 1-D bytes shaped for its format (bytes per pixel from the
+    pixel-format table), rows stepped by stride."""
+    pf: Any = _PIXEL_FORMATS.get(code, False)   # a frame's FourCC is an int: skip the name parsing
+    if pf is False:
+        pf = pixel_format(code)
+    if pf is None or pf.compressed or pf.bytes_per_pixel == 0:
+        return data
+    bpp = pf.bytes_per_pixel
+    row = width * bpp
+    if width == 0 or height == 0 or stride < row or data.size < (height - 1) * stride + row:
+        return data  # compressed, unknown or short (corrupted) data: plain bytes
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]
+    if bpp == 1:
+        shape, strides = (height, width), (stride, 1)
+    else:
+        shape, strides = (height, width, bpp), (stride, bpp, 1)
+    # np.ndarray over the read-only bytes: read-only too, based on `data` (so it
+    # keeps the frame's buffer); a quarter of as_strided's cost per frame.
+    np = _np or numpy()
+    return np.ndarray(shape, np.uint8, data, 0, strides)  # type: ignore[no-any-return]
+
+
+@dataclasses.dataclass
+class CapturedFrame:
+    """A frame copied out of the library (Capturer.capture(), Frame.copy()).
+
+    Owns its data: planes are 1-D uint8 copies, array is a view of planes[0]
+    shaped as Frame.array is. Timestamps in CLOCK_MONOTONIC nanoseconds.
+    """
+    fourcc: str
+    width: int
+    height: int
+    sequence: int
+    timestamp_ns: int
+    flags: int
+    corrupted: bool
+    dropped_before: int
+    strides: List[int]
+    lengths: List[int]
+    planes: List[U8Array]
+    array: U8Array
+
+    @property
+    def plane_count(self) -> int:
+        """Planes used, 1 to 3."""
+        return len(self.planes)
+
+    def plane(self, i: int) -> U8Array:
+        """Plane i (1-D uint8 copy)."""
+        return self.planes[i]
+
+
+class _Pixels:
+    """What keeps a frame's buffer out of the capture queue while numpy views
+    of it exist: one retain of the frame (camcore_frame_retain, or the hold
+    of an acquired frame), given back (camcore_frame_release) when this
+    object is garbage-collected; or, for a frame the app pushed (S21), the
+    pushed array itself.
+    """
+
+    __slots__ = ("_retained", "_owner", "__weakref__")
+
+    def __init__(self, retained: Any = None, owner: Any = None) -> None:
+        self._retained = retained
+        self._owner = owner
+
+    def __del__(self) -> None:
+        r, self._retained = self._retained, None
+        if r is not None:
+            try:
+                _lib.camcore_frame_release(r)
+            except Exception:  # interpreter shutdown: nothing sensible left to do
+                pass
+
+
+# The array push_frame() is pushing on this thread: pushed frames reach the sink
+# on the pushing thread, during the push, in that array's memory.
+_push_tls = threading.local()
+_get_ident = threading.get_ident
+# How many push_frame() calls are in progress (any thread): while none is, a
+# frame's views skip the look at _push_tls.
+_pushing = 0
+_pushing_lock = threading.Lock()
+
+
+def call_pushing(array: "U8Array", call: Callable[[], int]) -> int:
+    """Runs call() (camcore_session_push_frame) marking `array` as the memory of
+    the frames pushed on this thread meanwhile: the sink runs on this thread
+    during the call, and a view it keeps of a pushed frame keeps `array`
+    (camcore cannot retain the app's memory)."""
+    global _pushing
+    prev = getattr(_push_tls, "array", None)
+    with _pushing_lock:
+        _pushing += 1
+    _push_tls.array = array
+    try:
+        return call()
+    finally:
+        _push_tls.array = prev
+        with _pushing_lock:
+            _pushing -= 1
+
+
+def _pushed_owner(c: camcore_frame) -> Optional[U8Array]:
+    """The array being pushed on this thread if every plane of c lies inside it."""
+    owner = getattr(_push_tls, "array", None)
+    if owner is None:
+        return None
+    lo = owner.ctypes.data
+    hi = lo + owner.nbytes
+    for i in range(min(c.plane_count, 3)):
+        p = c.planes[i]
+        if p.length and not (p.data and lo <= p.data and p.data + p.length <= hi):
+            return None
+    return owner
+
+
+# --------------------------------------------------------------------------
+# Numpy views of frame buffers, made once per buffer and reused
+# --------------------------------------------------------------------------
+# A capture cycles through a few buffers (buffer_count), so the views of a
+# buffer are made the first time a frame lands in it and handed to every
+# later frame in the same buffer: no ctypes array, numpy object or retain
+# per frame. When a frame's validity ends (its callback returns, the pull
+# loop moves on, release()) the binding looks whether anything outside this
+# cache still refers to the views it handed out (sys.getrefcount: numpy
+# views of views, slices and memoryviews all hold a reference to one of
+# them). If something does, the views "escape": the frame's buffer is kept
+# for them (one retain, given back when they are collected) and the buffer
+# gets new views next time. So a view never reads a buffer that went back
+# to the driver, as before, and the common case costs a few dict and
+# refcount look-ups.
+
+_getrefcount = sys.getrefcount
+#: (fourcc, width, height, stride) a shaped view was made for.
+_ShapeKey = Tuple[int, int, int, int]
+# Orders the hand-out of a view against the end of the frame handing it out
+# (another thread may read a frame while its callback returns).
+_views_lock = threading.Lock()
+_views: Dict[Tuple[int, int], "_BufferViews"] = {}
+_VIEWS_MAX = 64   # buffers remembered; more (many streams) starts again
+
+
+def _flat_view(address: int, length: int) -> Tuple[Any, "U8Array"]:
+    """(ctypes array, read-only 1-D uint8 numpy view of it) over length bytes at address."""
+    np = _np or numpy()
+    buf = (c_uint8 * length).from_address(address)
+    flat = np.frombuffer(buf, dtype=np.uint8)
+    flat.flags.writeable = False
+    return buf, flat
+
+
+class _BufferViews:
+    """The read-only numpy views of one plane's memory: flat (1-D uint8) and,
+    for plane 0, shaped as Frame.array is (see _shaped)."""
+
+    __slots__ = ("key", "shape_key", "buf", "flat", "shaped", "counts")
+
+    def __init__(self, address: int, length: int, shape_key: Optional[_ShapeKey]) -> None:
+        self.key = (address, length)
+        self.shape_key = shape_key
+        buf, flat = _flat_view(address, length)
+        self.buf = buf
+        self.flat = flat
+        self.shaped = _shaped(shape_key[0], shape_key[1], shape_key[2], shape_key[3], flat) \
+            if shape_key is not None else None
+        del buf, flat
+        # The reference counts while only this object refers to them.
+        self.counts = (_getrefcount(self.buf), _getrefcount(self.flat),
+                       _getrefcount(self.shaped) if self.shaped is not None else 0)
+
+    def escaped(self) -> bool:
+        """Whether something outside this cache refers to the views."""
+        c = self.counts
+        return (_getrefcount(self.buf) != c[0] or _getrefcount(self.flat) != c[1]
+                or (self.shaped is not None and _getrefcount(self.shaped) != c[2]))
+
+    def keep(self, pixels: Optional[_Pixels]) -> None:
+        """The views escaped: they keep `pixels` (the buffer) and leave the cache."""
+        if pixels is not None:
+            self.buf._pixels = pixels
+        if _views.get(self.key) is self:
+            del _views[self.key]
+
+
+def _buffer_views(address: int, length: int, shape_key: Optional[_ShapeKey]) -> _BufferViews:
+    """The cached views of (address, length), made when none fit. Called with
+    _views_lock held, for a frame that is valid (its buffer is mapped)."""
+    v = _views.get((address, length))
+    if v is None or (shape_key is not None and v.shape_key != shape_key):
+        if len(_views) >= _VIEWS_MAX:
+            _views.clear()
+        v = _views[(address, length)] = _BufferViews(address, length, shape_key)
+    return v
+
+
+def _keep_escaped(used: List[_BufferViews], pixels: Optional[_Pixels]) -> bool:
+    """Gives `pixels` to each escaped one of `used` (views handed out by a frame
+    whose validity ended). True if any escaped."""
+    any_escaped = False
+    for v in used:
+        if v.escaped():
+            v.keep(pixels)
+            any_escaped = True
+    return any_escaped
+
+
+class _FrameBase:
+    """Shared read-only view of a camcore_frame.
+
+    The description is copied when the object is made (reading it never
+    touches library memory); the pixels stay in the library's buffer and
+    numpy views of them keep that buffer while they exist (see above).
+    """
+
+    __slots__ = ("_ptr", "_frame", "_pixels", "_used")
+
+    def __init__(self, ptr: Any, pixels: Optional[_Pixels] = None) -> None:
+        self._ptr = ptr
+        self._frame = camcore_frame.from_buffer_copy(ptr.contents)
+        self._pixels = pixels
+        self._used: Optional[List[_BufferViews]] = None   # the _BufferViews handed out, when any
+
+    def _c(self) -> camcore_frame:
+        if self._ptr is None:
+            raise StateError(self._gone_message())
+        return self._frame
+
+    def _gone_message(self) -> str:
+        return "frame is no longer valid"
+
+    def _view(self, i: int, shaped: bool) -> U8Array:
+        """Plane i's flat view, or plane 0 shaped (Frame.array), from the cache."""
+        c = self._c()
+        p = c.planes[i]
+        address, length = p.data, p.length
+        if not address or length == 0:
+            return (_np or numpy()).zeros(0, dtype=(_np or numpy()).uint8)  # type: ignore[no-any-return]
+        pushed = getattr(_push_tls, "array", None) if _pushing else None
+        with _views_lock:
+            if self._ptr is None:
+                raise StateError(self._gone_message())
+            if pushed is not None and self._pixels is None:
+                # A frame push_frame() is pushing: its array is the memory.
+                owner = _pushed_owner(c)
+                if owner is not None:
+                    buf, flat = _flat_view(address, length)
+                    buf._pixels = _Pixels(owner=owner)
+                    return _shaped(c.fourcc, c.width, c.height, p.stride, flat) if shaped else flat
+            v = _buffer_views(address, length, (c.fourcc, c.width, c.height, p.stride) if i == 0 else None)
+            used = self._used
+            if used is None:
+                self._used = [v]
+            elif v not in used:
+                used.append(v)
+            return v.shaped if shaped else v.flat  # type: ignore[return-value]
+
+    def _end(self) -> Tuple[Optional[_Pixels], Optional[List[_BufferViews]]]:
+        """Ends the frame's validity: (what keeps its buffer, the views it handed out)."""
+        with _views_lock:
+            self._ptr = None
+            px, self._pixels = self._pixels, None
+            used, self._used = self._used, None
+        return px, used
+
+    @property
+    def valid(self) -> bool:
+        """True while the frame's memory may be read."""
+        return self._ptr is not None
+
+    @property
+    def fourcc(self) -> str:
+        """Pixel format FourCC, e.g. 'YUYV'."""
+        return fourcc_str(self._c().fourcc)
+
+    @property
+    def fourcc_code(self) -> int:
+        """Pixel format FourCC as an int."""
+        return self._c().fourcc
+
+    @property
+    def width(self) -> int:
+        """Width in pixels."""
+        return self._c().width
+
+    @property
+    def height(self) -> int:
+        """Height in pixels."""
+        return self._c().height
+
+    @property
+    def plane_count(self) -> int:
+        """Planes used, 1 to 3."""
+        return self._c().plane_count
+
+    @property
+    def flags(self) -> int:
+        """FRAME_* bits (FRAME_CORRUPTED)."""
+        return self._c().flags
+
+    @property
+    def corrupted(self) -> bool:
+        """True if the driver flagged the buffer (do not trust the pixels)."""
+        return bool(self._c().flags & FRAME_CORRUPTED)
+
+    @property
+    def timestamp_ns(self) -> int:
+        """Capture time, CLOCK_MONOTONIC nanoseconds (comparable to time.monotonic_ns())."""
+        return self._c().timestamp_ns
+
+    @property
+    def sequence(self) -> int:
+        """The driver's sequence number."""
+        return self._c().sequence
+
+    @property
+    def dropped_before(self) -> int:
+        """Frames dropped just before this one (sequence gap)."""
+        return self._c().dropped_before
+
+    @property
+    def strides(self) -> List[int]:
+        """Bytes per row of each used plane (0 for compressed data)."""
+        c = self._c()
+        return [c.planes[i].stride for i in range(min(c.plane_count, 3))]
+
+    @property
+    def lengths(self) -> List[int]:
+        """Bytes of valid data in each used plane."""
+        c = self._c()
+        return [c.planes[i].length for i in range(min(c.plane_count, 3))]
+
+    def plane(self, i: int) -> U8Array:
+        """Zero-copy, read-only 1-D uint8 view of plane i (length bytes).
+
+        The view keeps the frame's buffer: the first view of a frame retains it
+        (camcore_frame_retain) and the buffer is given back when the frame and
+        all its views are garbage-collected. So a view stays valid after the
+        callback, but each buffer a kept view holds is out of the capture
+        queue (buffer_count of them); when all are held the driver drops
+        frames. Keep copies (copy(), np.copy) for data kept long.
+        """
+        c = self._c()
+        if not 0 <= i < min(c.plane_count, 3):
+            raise IndexError(f"plane {i} out of range (frame has {c.plane_count})")
+        return self._view(i, False)
+
+    @property
+    def dmabuf(self) -> Optional[List[Tuple[int, int]]]:
+        """(fd, offset) of each plane as a DMA-BUF (S37), or None when the capture
+        was not started with dmabuf=True. The fds are camcore's, valid as long as
+        the frame: os.dup() one to keep it longer, never close it."""
+        c = self._c()
+        if c.plane_count < 1 or c.dmabuf_fd[0] < 0:
+            return None
+        return [(c.dmabuf_fd[i], c.dmabuf_offset[i]) for i in range(min(c.plane_count, 3))]
+
+    @property
+    def array(self) -> U8Array:
+        """Zero-copy, read-only numpy view of the image, rows stepped by the stride.
+
+        Shaped by plane 0's bytes per pixel in camcore's pixel-format table
+        (pixel_format()): YUYV-like: (h, w, 2); RGB3/BGR3: (h, w, 3); 32-bit
+        RGB: (h, w, 4); GREY: (h, w); I420/NV12 and other Y-first planar
+        formats: the Y plane (h, w); MJPEG, unknown or short (corrupted) data:
+        1-D bytes. Keeps the frame's buffer as plane() does.
+        """
+        return self._view(0, True)
+
+    def copy(self) -> CapturedFrame:
+        """A CapturedFrame holding copies of the planes (valid forever)."""
+        c = self._c()
+        # The views die with this call: the buffer is kept only while copying.
+        planes = [self.plane(i).copy() for i in range(min(c.plane_count, 3))]
+        fcc = fourcc_str(c.fourcc)
+        strides = self.strides
+        arr = _shaped(c.fourcc, c.width, c.height, strides[0] if strides else 0,
+                      planes[0] if planes else numpy().zeros(0, numpy().uint8))
+        return CapturedFrame(
+            fourcc=fcc, width=c.width, height=c.height, sequence=c.sequence,
+            timestamp_ns=c.timestamp_ns, flags=c.flags,
+            corrupted=bool(c.flags & FRAME_CORRUPTED), dropped_before=c.dropped_before,
+            strides=strides, lengths=self.lengths, planes=planes, array=arr)
+
+    def __repr__(self) -> str:
+        if self._ptr is None:
+            return f"<{type(self).__name__} (no longer valid)>"
+        c = self._frame
+        return (f"<{type(self).__name__} {fourcc_str(c.fourcc)} {c.width}x{c.height} "
+                f"seq={c.sequence} ts={c.timestamp_ns}>")
+
+
+class Frame(_FrameBase):
+    """A frame handed to on_frame (camcore_frame): its planes (pointer, stride, length),
+    CLOCK_MONOTONIC timestamp, the driver's sequence, a corrupted flag and the
+    sequence gap (S22). Borrowed (S23): valid only during the callback.
+
+    Valid only during the on_frame call that received it; afterwards every
+    attribute raises StateError. Call retain() to keep it longer, or copy()
+    to copy its data. The numpy views (array, plane(i)) share the library's
+    buffer and keep it (see plane()): one used after the callback still
+    reads this frame's pixels, never reused memory.
+    """
+
+    __slots__ = ()
+
+    def _gone_message(self) -> str:
+        return "frame used after its on_frame callback returned; retain() or copy() it"
+
+    def _invalidate(self) -> None:
+        """Ends the frame's validity (its callback returns). Views made of it that
+        are still referenced keep its buffer (one retain, taken now while the
+        frame is still the callback's)."""
+        with _views_lock:
+            ptr, self._ptr = self._ptr, None
+            used, self._used = self._used, None
+        if used is None:
+            return
+        px = None
+        for v in used:
+            if v.escaped():
+                if px is None:
+                    r = _lib.camcore_frame_retain(ptr)
+                    if not r:
+                        log.error("camcore: a numpy view outlives its frame and the frame "
+                                  "cannot be retained (%s); its data may change", last_error_message())
+                    px = _Pixels(retained=r) if r else None
+                v.keep(px)
+
+    def retain(self) -> "RetainedFrame":
+        """Keeps this frame beyond the callback (camcore_frame_retain, S23).
+
+        Returns a RetainedFrame valid until its release() (also a context
+        manager). Its buffer is not reused until then; while every buffer is
+        retained the driver drops frames. Release may happen on any thread,
+        also after the capturer stopped or closed.
+        """
+        with _views_lock:
+            c_ptr = _lib.camcore_frame_retain(self._ptr) if self._ptr is not None else None
+        if not c_ptr:
+            raise StateError(self._gone_message())
+        return RetainedFrame(c_ptr)
+
+
+class RetainedFrame(_FrameBase):
+    """A retained frame: same attributes as Frame, valid until release().
+
+    Owns one retain of the library's buffer; release() (or leaving a `with`
+    block, or garbage collection) gives it back, once numpy views taken from
+    it are gone too (they keep the buffer, as a Frame's do). After release
+    every attribute raises StateError.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, ptr: Any) -> None:
+        # _FrameBase.__init__ inlined: a pulled frame is made per iteration.
+        self._ptr = ptr
+        self._frame = camcore_frame.from_buffer_copy(ptr.contents)
+        self._pixels = _Pixels(ptr)
+        self._used = None
+
+    def _gone_message(self) -> str:
+        return ("frame used after release() or, for frames()/preview_frames(), after the next "
+                "iteration; retain() or copy() it to keep it")
+
+    def retain(self) -> "RetainedFrame":
+        """One more retain of the same buffer (released separately)."""
+        with _views_lock:
+            c_ptr = _lib.camcore_frame_retain(self._ptr) if self._ptr is not None else None
+        if not c_ptr:
+            raise StateError(self._gone_message())
+        return RetainedFrame(c_ptr)
+
+    def release(self) -> None:
+        """Gives the buffer back (camcore_frame_release) unless numpy views of it
+        still exist (then when they are collected). Releasing twice is a no-op."""
+        px, used = self._end()
+        if used is not None:
+            _keep_escaped(used, px)
+        # px, unless an escaped view took it, is released here.
+
+    def __del__(self):
+        if self._pixels is not None:
+            try:
+                self.release()
+            except Exception:  # interpreter shutdown
+                pass
+
+    def __enter__(self) -> "RetainedFrame":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+
+_Held = Optional[Tuple[Optional[_Pixels], List[_BufferViews]]]
+
+
+def _pull_settle(prev: Optional[RetainedFrame], held: _Held, defer: bool) -> _Held:
+    """Ends the pull loop's last frame `prev`: released now, unless numpy views
+    of it are still referenced; then, with `defer`, it is held one more
+    iteration (returned as `held`: the common `img = frame.array` keeps the
+    previous frame's view until the next frame is assigned), else its views
+    keep its buffer. A frame `held` from the iteration before is settled the
+    same way, without deferring again."""
+    if held is not None:
+        _keep_escaped(held[1], held[0])
+        held = None   # its buffer goes back here unless an escaped view took it
+    if prev is not None:
+        px, used = prev._end()
+        if used is not None:
+            if defer:
+                for v in used:
+                    if v.escaped():
+                        return (px, used)
+            else:
+                _keep_escaped(used, px)
+    return None
+
+
+def _pulled(acquire: Callable[..., int], args: Tuple[Any, ...], count: Optional[int], what: str,
+            depth: int) -> Iterator[RetainedFrame]:
+    """Yields `count` frames (None: no end) taken with acquire(*args, &frame), each
+    released when the next is asked for or the loop ends (frames(), preview_frames())."""
+    prev = None
+    held = None
+    defer = depth >= 2   # room in the queue's held frames for one kept back
+    n = 0
+    try:
+        while count is None or n < count:
+            held = _pull_settle(prev, held, defer)
+            prev = None
+            out = frame_p()
+            status = acquire(*args, byref(out))
+            if status:
+                check(status, what)
+            prev = RetainedFrame(out)
+            n += 1
+            yield prev
+    finally:
+        _pull_settle(prev, held, False)
+
