@@ -1,6 +1,7 @@
 # camcore — build, install, run and test.
 #   make             release libcamcore.so into build/prefix (a staging install)
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...] [LIBDIR=...] [STRIP=]
+#   make docs        the API reference from include/camcore.h -> build/docs/html
 #   make run         the main job: capture from the first camera (or the synthetic one)
 #   make test        every test: Swift, ABI/C/C++, Python, kernel (QEMU guest)
 #   make wheel       the camcore Python package as a wheel -> build/wheels/ (finds an installed libcamcore)
@@ -10,6 +11,20 @@
 #   make bench-e2e   only the end-to-end rows (camcore vs ffmpeg, GStreamer), one guest boot
 PREFIX  ?= /usr/local
 DESTDIR ?=
+# Installation directories (GNU conventions); each can be set on the command
+# line, e.g. Debian multiarch: LIBDIR=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH).
+EXEC_PREFIX       ?= $(PREFIX)
+BINDIR            ?= $(EXEC_PREFIX)/bin
+LIBDIR            ?= $(EXEC_PREFIX)/lib
+INCLUDEDIR        ?= $(PREFIX)/include
+DATAROOTDIR       ?= $(PREFIX)/share
+MANDIR            ?= $(DATAROOTDIR)/man
+BASHCOMPLETIONDIR ?= $(DATAROOTDIR)/bash-completion/completions
+PKGCONFIGDIR      ?= $(LIBDIR)/pkgconfig
+CMAKEDIR          ?= $(LIBDIR)/cmake/camcore
+# The installed library is stripped with $(STRIP); `STRIP=` (empty) keeps
+# its symbols (a -dbg package, or dh_strip doing it).
+STRIP             ?= strip
 # The version is the header's: CAMCORE_VERSION_MAJOR/MINOR/PATCH in
 # include/camcore.h are its one source (camcore_version(), the .so name, camcore.pc).
 VERSION := $(shell awk '$$1 ~ /define$$/ && $$2 ~ /^CAMCORE_VERSION_(MAJOR|MINOR|PATCH)$$/ \
@@ -28,29 +43,48 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: wheel wheel-bundled bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
+.PHONY: docs wheel wheel-bundled bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 lib:
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-# Installs into $(DESTDIR)$(PREFIX): stripped .so with its symlinks, header,
-# camcore.pc, and the `camcore` command-line tool (bin/camcore).
+# Installs into $(DESTDIR) + the directories above: the .so (stripped
+# unless STRIP=) with its symlinks, camcore.h and camcore.hpp, camcore.pc,
+# the CMake package (camcoreConfig.cmake, camcoreConfigVersion.cmake:
+# find_package(camcore), target camcore::camcore), and the `camcore` tool
+# with its man page and bash completion. In camcore.pc and the CMake files a
+# directory under PREFIX is written relative to it, so a DESTDIR tree or a
+# moved prefix still works.
+REL = $$(realpath -m -s --relative-to='$(1)' '$(2)')
 install: lib
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
-	install -m 0755 .build/release/libcamcore.so $(DESTDIR)$(PREFIX)/lib/$(LIBNAME)
-	strip --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(LIBNAME)
-	ln -sf $(LIBNAME) $(DESTDIR)$(PREFIX)/lib/libcamcore.so.$(SOVER)
-	ln -sf libcamcore.so.$(SOVER) $(DESTDIR)$(PREFIX)/lib/libcamcore.so
-	install -m 0644 include/camcore.h $(DESTDIR)$(PREFIX)/include/camcore.h
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/camcore.pc.in \
-		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/camcore.pc
-	$(MAKE) -C tools/camcore install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) \
-		PKG_CONFIG_PATH=$(DESTDIR)$(PREFIX)/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(DESTDIR)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(CMAKEDIR)
+	install -m 0755 .build/release/libcamcore.so $(DESTDIR)$(LIBDIR)/$(LIBNAME)
+	$(if $(STRIP),$(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/$(LIBNAME))
+	ln -sf $(LIBNAME) $(DESTDIR)$(LIBDIR)/libcamcore.so.$(SOVER)
+	ln -sf libcamcore.so.$(SOVER) $(DESTDIR)$(LIBDIR)/libcamcore.so
+	install -m 0644 include/camcore.h include/camcore.hpp $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		-e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+		-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+		pkgconfig/camcore.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/camcore.pc
+	sed -e "s|@PREFIX_FROM_CMAKEDIR@|$(call REL,$(CMAKEDIR),$(PREFIX))|g" \
+		-e "s|@LIBDIR_FROM_PREFIX@|$(call REL,$(PREFIX),$(LIBDIR))|g" \
+		-e "s|@INCLUDEDIR_FROM_PREFIX@|$(call REL,$(PREFIX),$(INCLUDEDIR))|g" \
+		-e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVER@|$(SOVER)|g' \
+		cmake/camcoreConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/camcoreConfig.cmake
+	sed -e 's|@VERSION@|$(VERSION)|g' cmake/camcoreConfigVersion.cmake.in \
+		> $(DESTDIR)$(CMAKEDIR)/camcoreConfigVersion.cmake
+	$(MAKE) -C tools/camcore install DESTDIR=$(DESTDIR) BINDIR=$(BINDIR) MANDIR=$(MANDIR) \
+		BASHCOMPLETIONDIR=$(BASHCOMPLETIONDIR) \
+		PKG_CONFIG_PATH=$(DESTDIR)$(PKGCONFIGDIR) PKG_CONFIG_SYSROOT_DIR=$(DESTDIR)
 
 # A staging install inside the tree, used by the examples and tests.
 stage:
-	$(MAKE) install PREFIX=$(STAGE) DESTDIR=
+	$(MAKE) install PREFIX=$(STAGE) DESTDIR= EXEC_PREFIX=$(STAGE) BINDIR=$(STAGE)/bin \
+		LIBDIR=$(STAGE)/lib INCLUDEDIR=$(STAGE)/include DATAROOTDIR=$(STAGE)/share \
+		MANDIR=$(STAGE)/share/man BASHCOMPLETIONDIR=$(STAGE)/share/bash-completion/completions \
+		PKGCONFIGDIR=$(STAGE)/lib/pkgconfig CMAKEDIR=$(STAGE)/lib/cmake/camcore
 
 examples: stage
 	$(MAKE) -C examples/c PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
@@ -59,6 +93,14 @@ examples: stage
 # The `camcore` command-line tool (tools/camcore), against the staged library.
 tools: stage
 	$(MAKE) -C tools/camcore PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
+
+# The API reference (Doxygen, docs/Doxyfile): HTML in build/docs/html.
+# Warnings are errors: an undocumented symbol, field or parameter fails.
+docs:
+	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen)" >&2; exit 1; }
+	rm -rf build/docs && mkdir -p build/docs
+	CAMCORE_VERSION=$(VERSION) CAMCORE_DOCS_DIR=$(CURDIR)/build/docs doxygen docs/Doxyfile
+	@echo "API reference: build/docs/html/index.html"
 
 # The Python package (bindings/python): a pure wheel that finds libcamcore
 # through CAMCORE_LIBRARY, pkg-config or the loader path, and a

@@ -1,8 +1,17 @@
-/*
- * camcore.h — the C ABI of libcamcore, a camera-control core for Linux.
+/**
+ * \file camcore.h
+ * \brief camcore.h — the C ABI of libcamcore, a camera-control core for Linux.
  *
- * This is the only public header, written by hand; it is the contract
- * (SPEC S29). It is C99 and C++ clean.
+ * This is the only public header, written by hand; it is the contract.
+ * It is C99 and C++ clean (C++ programs may also use camcore.hpp, a
+ * header-only C++17 wrapper of it).
+ *
+ * Rule tags such as (S9) name the rules of camcore's behaviour contract,
+ * docs/SPEC.md in the source tree; tests are named after the rule they
+ * check. Every comment that cites a rule says what the rule means there,
+ * so this header is complete without the SPEC.
+ *
+ * \since 0.1
  *
  * # Overview
  *
@@ -18,7 +27,7 @@
  *     camcore_manager_free()
  *
  * Threading: every function may be called from any thread; each one's
- * \threadsafety says what it does when called from inside one of camcore's
+ * thread-safety note says what it does when called from inside one of camcore's
  * callbacks. Frame callbacks of a capturer run on that capturer's own
  * capture thread, one frame at a time, in capture order. After
  * camcore_capturer_stop() or camcore_capturer_close() returns, no callback
@@ -27,7 +36,7 @@
  * CAMCORE_E_WOULD_DEADLOCK and close does nothing but set that status as
  * the thread's last error, instead of hanging.
  *
- * Versions: every symbol's \since names the camcore version that added it.
+ * Versions: every symbol says since which camcore version it exists ("Since").
  *
  * Ownership: objects come back through out-parameters (set to NULL on
  * failure) and each has exactly one free/close function, which accepts
@@ -70,13 +79,16 @@ extern "C" {
 /* Version                                                             */
 /* ------------------------------------------------------------------ */
 
-/** The version of this header: major, minor and patch numbers. \since 0.1 */
+/** The version of this header: the major number (changes break the ABI; see CHANGELOG.md). \since 0.1 */
 #define CAMCORE_VERSION_MAJOR 0
+/** The minor number: new functions and struct fields (before 1.0 also ABI changes). \since 0.1 */
 #define CAMCORE_VERSION_MINOR 1
+/** The patch number: fixes only. \since 0.1 */
 #define CAMCORE_VERSION_PATCH 0
 
 /** Makes a string of its argument, after expanding it (for CAMCORE_VERSION_STRING). \since 0.1 */
 #define CAMCORE_QUOTE(x) #x
+/** Expands its argument, then quotes it (for CAMCORE_VERSION_STRING). \since 0.1 */
 #define CAMCORE_EXPAND_AND_QUOTE(x) CAMCORE_QUOTE(x)
 
 /**
@@ -143,7 +155,8 @@ typedef enum camcore_status {
     CAMCORE_E_IO = -7,
     /** The call is not valid in the object's current state. */
     CAMCORE_E_STATE = -8,
-    /** A custom video source feeds transmission (S18). */
+    /** A custom video source feeds transmission, so the session cannot
+     *  select or flip to another camera now (S18); turn it off first. */
     CAMCORE_E_CUSTOM_SOURCE_ACTIVE = -9,
     /** The call was made from inside the object's own callback. */
     CAMCORE_E_WOULD_DEADLOCK = -10,
@@ -182,7 +195,9 @@ const char *camcore_last_error_message(void);
 
 /** A rational number: frame rates in frames per second (30/1). \since 0.1 */
 typedef struct camcore_fraction {
+    /** The numerator (frames, for a frame rate). */
     uint32_t numerator;
+    /** The denominator (seconds, for a frame rate); 0 with a numerator of 0 means unknown. */
     uint32_t denominator;
 } camcore_fraction;
 
@@ -424,7 +439,13 @@ typedef enum camcore_device_type {
     CAMCORE_DEVICE_TYPE_VIRTUAL = 2
 } camcore_device_type;
 
-/** Where a camera faces (S2); from V4L2_CID_CAMERA_ORIENTATION if known. \since 0.1 */
+/**
+ * Where a camera faces (S2): from V4L2_CID_CAMERA_ORIENTATION when the
+ * driver has it; otherwise a built-in (non-removable) camera is front and
+ * a removable one external.
+ *
+ * \since 0.1
+ */
 typedef enum camcore_position {
     CAMCORE_POSITION_UNKNOWN = 0,
     CAMCORE_POSITION_FRONT = 1,
@@ -524,7 +545,8 @@ int camcore_manager_list_devices(camcore_manager *manager, camcore_device_list *
 void camcore_device_list_free(camcore_device_list *list);
 
 /**
- * Hot-plug callbacks of a manager (S24). Every pointer may be NULL.
+ * Hot-plug callbacks of a manager (S24: cameras plugged in or removed,
+ * from libudev's monitor). Every pointer may be NULL.
  * Copied at camcore_manager_set_hotplug_callbacks().
  *
  * \since 0.1
@@ -532,8 +554,10 @@ void camcore_device_list_free(camcore_device_list *list);
 typedef struct camcore_hotplug_callbacks {
     /** sizeof(camcore_hotplug_callbacks). */
     uint32_t struct_size;
+    /** Passed first to every callback. */
     void *user_data;
-    /** A capture device appeared (S1 devices only). Valid during the call. */
+    /** A capture device appeared: only nodes camcore_manager_list_devices()
+     *  would list (S1: video capture, not metadata or output). Valid during the call. */
     void (*on_connected)(void *user_data, const camcore_device_info *device);
     /** A capture device went away; the info is what was known of it. */
     void (*on_disconnected)(void *user_data, const camcore_device_info *device);
@@ -554,6 +578,8 @@ typedef struct camcore_hotplug_callbacks {
  * Sessions hear of the same changes through their device callbacks, on
  * their camera queue.
  *
+ * \param manager the manager.
+ * \param callbacks the callbacks (copied), or NULL to stop the reports.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_IO (no udev monitor).
  * \threadsafety Safe from any thread, but not from inside this manager's
  *               hot-plug callbacks (it waits for a running hot-plug callback to
@@ -641,11 +667,22 @@ typedef struct camcore_format {
 
     /** A camcore_range_kind for the size. */
     int32_t size_kind;
-    /** Discrete: the size. Ranges: the largest size. Pixels. */
-    uint32_t width, height;
-    /** Ranges: bounds and step; discrete: all equal to width/height, step 0. */
-    uint32_t min_width, max_width, step_width;
-    uint32_t min_height, max_height, step_height;
+    /** Discrete: the width. Ranges: the largest width. Pixels. */
+    uint32_t width;
+    /** Discrete: the height. Ranges: the largest height. Pixels. */
+    uint32_t height;
+    /** Ranges: the smallest width; discrete: width. */
+    uint32_t min_width;
+    /** Ranges: the largest width; discrete: width. */
+    uint32_t max_width;
+    /** Ranges: the width step; discrete: 0. */
+    uint32_t step_width;
+    /** Ranges: the smallest height; discrete: height. */
+    uint32_t min_height;
+    /** Ranges: the largest height; discrete: height. */
+    uint32_t max_height;
+    /** Ranges: the height step; discrete: 0. */
+    uint32_t step_height;
 
     /** A camcore_range_kind for the rates. */
     int32_t rate_kind;
@@ -654,13 +691,16 @@ typedef struct camcore_format {
     /** Discrete: entries in rates; other kinds: 0. */
     size_t rate_count;
     /** All kinds but unknown: lowest and highest rate, fps. */
-    camcore_fraction min_fps, max_fps;
+    camcore_fraction min_fps;
+    /** All kinds but unknown: the highest rate, fps. */
+    camcore_fraction max_fps;
     /** Stepwise: the step of the frame interval, in seconds; else 0/0. */
     camcore_fraction interval_step;
 } camcore_format;
 
 /** A format list: one allocation, freed with camcore_format_list_free(). \since 0.1 */
 typedef struct camcore_format_list {
+    /** Number of entries in formats. */
     size_t count;
     /** count entries in the driver's VIDIOC_ENUM_FMT order, then size order. */
     camcore_format *formats;
@@ -738,7 +778,9 @@ typedef struct camcore_pixel_format_info {
      * 1 for 4:2:2, 1 and 1 for 4:4:4 and formats without chroma (RGB, grey,
      * Bayer); 0 for compressed formats.
      */
-    uint32_t horizontal_subsampling, vertical_subsampling;
+    uint32_t horizontal_subsampling;
+    /** Chroma subsampling, vertical (see horizontal_subsampling). */
+    uint32_t vertical_subsampling;
     /** Per plane: bytes of one group of pixels in a row; 0 past plane_count and for compressed formats. */
     uint32_t plane_group_bytes[3];
     /** Per plane: pixels of the image's width one group covers; 0 past plane_count. */
@@ -810,16 +852,21 @@ int camcore_pixel_format_frame_size(uint32_t fourcc, uint32_t width, uint32_t he
 typedef struct camcore_preference {
     /** sizeof(camcore_preference). */
     uint32_t struct_size;
-    /** Size in pixels. Default 1280x720. */
-    uint32_t width, height;
-    /** Accepted rates, fps. Default 15/1 to 30/1. */
-    camcore_fraction min_fps, max_fps;
+    /** Width in pixels. Default 1280. */
+    uint32_t width;
+    /** Height in pixels. Default 720. */
+    uint32_t height;
+    /** The lowest accepted rate, fps. Default 15/1. */
+    camcore_fraction min_fps;
+    /** The highest accepted rate, fps. Default 30/1. */
+    camcore_fraction max_fps;
     /** The output format wanted (see camcore_capture_config); default CAMCORE_FOURCC_NATIVE. */
     uint32_t output_fourcc;
 } camcore_preference;
 
 /**
- * Fills a preference: 1280x720, 15–30 fps, native output (S6's default).
+ * Fills a preference: 1280x720, 15–30 fps, native output (the default
+ * preference of negotiation, S6).
  *
  * \param preference the struct; NULL is ignored.
  * \threadsafety Safe from any thread.
@@ -838,8 +885,10 @@ typedef struct camcore_setting {
     uint32_t struct_size;
     /** The driver's pixel format to capture. */
     uint32_t fourcc;
-    /** Size in pixels. */
-    uint32_t width, height;
+    /** Width in pixels. */
+    uint32_t width;
+    /** Height in pixels. */
+    uint32_t height;
     /** Frame rate, fps; 0/0 when the driver does not enumerate rates. */
     camcore_fraction fps;
     /** CAMCORE_ADJUSTED_* bits; 0 means the preference is met exactly ("valid"). */
@@ -871,8 +920,16 @@ int camcore_manager_negotiate(camcore_manager *manager, const char *device_id,
 
 /**
  * S7 format_for(width, height, fps): the format nearest to width x height
- * (by S6's aspect and size rules) among those supporting fps exactly.
+ * among those supporting fps exactly; nearest as camcore_manager_negotiate()
+ * rules (2) and (3) say: the closest aspect ratio, then the smallest size
+ * at or above the one asked, else the largest below.
  *
+ * \param manager the manager.
+ * \param device_id the device.
+ * \param width the wanted width in pixels.
+ * \param height the wanted height in pixels.
+ * \param fps the rate the format must support exactly, fps.
+ * \param out filled; set out->struct_size first.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_NOT_SUPPORTED (no format supports fps), CAMCORE_E_IO.
  * \threadsafety Safe from any thread.
@@ -886,6 +943,12 @@ int camcore_manager_format_for(camcore_manager *manager, const char *device_id, 
  * supports it, else the supported rate closest to it (ask 40 of a 30 fps
  * format: 30).
  *
+ * \param manager the manager.
+ * \param device_id the device.
+ * \param fourcc the pixel format.
+ * \param width the frame width in pixels.
+ * \param height the frame height in pixels.
+ * \param fps the rate wanted, fps.
  * \param out receives the rate, fps.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
  *          CAMCORE_E_NOT_SUPPORTED (no such format, or rates unknown), CAMCORE_E_IO.
@@ -928,8 +991,10 @@ typedef struct camcore_frame {
     uint32_t struct_size;
     /** Pixel format FourCC of the data. */
     uint32_t fourcc;
-    /** Size in pixels. */
-    uint32_t width, height;
+    /** Width in pixels. */
+    uint32_t width;
+    /** Height in pixels. */
+    uint32_t height;
     /** Planes used, 1 to 3. */
     uint32_t plane_count;
     /** CAMCORE_FRAME_* bits. */
@@ -953,6 +1018,7 @@ typedef struct camcore_frame {
      * dropped_before.
      */
     int32_t dmabuf_fd[3];
+    /** Per plane (S37): the byte offset of the plane in the DMA-BUF of dmabuf_fd; 0 without one. */
     uint32_t dmabuf_offset[3];
 } camcore_frame;
 
@@ -1005,6 +1071,48 @@ const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
  * \since 0.1
  */
 void camcore_frame_release(const camcore_frame *frame);
+
+/**
+ * Converts one frame into another pixel format, and optionally another
+ * size, in a buffer of the caller's: e.g. a YUYV, I420, NV12 or MJPEG
+ * frame to RGB24 for a snapshot. The conversion is the one an output
+ * format does (see camcore_capture_config.output_fourcc: libyuv, BT.601
+ * limited range; MJPEG decoded with TurboJPEG), and scaling follows the
+ * rules of camcore_capture_config.output_width. The planes are written
+ * tightly packed one after the other, as camcore_pixel_format_plane_size()
+ * gives them (I420: Y, then U, then V; RGB24: width * 3 bytes per row).
+ *
+ * Each call sets up its converter and frees it again: for a snapshot or
+ * an occasional frame. To convert every frame of a stream, capture with
+ * camcore_capture_config.output_fourcc instead, which keeps its converter.
+ *
+ * \param frame  a frame received in a frame callback (during the
+ *               callback), an acquired or retained frame, or a frame the
+ *               app describes itself (checked as camcore_session_push_frame()
+ *               checks one).
+ * \param fourcc the output format: CAMCORE_FOURCC_I420, _NV12, _YUYV,
+ *               _RGB24, _BGR24 or _RGBA.
+ * \param width  the output width in pixels, or 0 (with height 0) for the
+ *               frame's own size.
+ * \param height the output height in pixels, or 0 (with width 0).
+ * \param buffer receives the converted frame; owned by the caller.
+ * \param size   bytes in buffer: at least what
+ *               camcore_pixel_format_frame_size(fourcc, width, height)
+ *               gives (RGB24 640x480: 921600).
+ * \returns CAMCORE_OK; CAMCORE_E_INVALID_ARG (frame or buffer NULL, a
+ *          stale or released frame, a frame whose planes do not hold its
+ *          format and size, only one side of the size 0, an output size
+ *          the output-size rules refuse, size too small, or pixels that
+ *          cannot be decoded such as a truncated JPEG: the message says
+ *          which); CAMCORE_E_NOT_SUPPORTED (no conversion from the frame's
+ *          format to fourcc); CAMCORE_E_NO_MEMORY.
+ * \threadsafety Safe from any thread, including frame callbacks; calls do
+ *               not share state.
+ * \since 0.1
+ * \sa camcore_pixel_format_frame_size, camcore_capture_config
+ */
+int camcore_frame_convert(const camcore_frame *frame, uint32_t fourcc, uint32_t width, uint32_t height,
+                          void *buffer, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Capturer (S16, S17, S26, S28)                                       */
@@ -1065,8 +1173,10 @@ typedef struct camcore_capture_config {
     uint32_t struct_size;
     /** Pixel format FourCC to capture, e.g. CAMCORE_FOURCC_YUYV. */
     uint32_t fourcc;
-    /** Size in pixels. Default 640x480. */
-    uint32_t width, height;
+    /** Width in pixels. Default 640. */
+    uint32_t width;
+    /** Height in pixels. Default 480. */
+    uint32_t height;
     /**
      * Frame rate in fps, a fraction with both parts non-zero. Default
      * 30/1. 0/0 keeps the driver's rate; any other fraction with a zero
@@ -1120,7 +1230,9 @@ typedef struct camcore_capture_config {
      * width for I420, NV12 and YUYV (odd height for I420 and NV12).
      * Added in 0.1 after dmabuf: a struct_size that ends before it means 0x0.
      */
-    uint32_t output_width, output_height;
+    uint32_t output_width;
+    /** The output height in pixels (see output_width); 0 with output_width 0. */
+    uint32_t output_height;
 } camcore_capture_config;
 
 /**
@@ -1144,7 +1256,9 @@ typedef struct camcore_capture_format {
      * at, like fourcc, strides and frame_bytes (the adjusted bits still
      * compare the driver's size with the request).
      */
-    uint32_t width, height;
+    uint32_t width;
+    /** Height in pixels, as width says. */
+    uint32_t height;
     /** Planes per frame (as in camcore_frame). */
     uint32_t plane_count;
     /** Stride (bytesperline) of each plane in bytes; 0 past plane_count. */
@@ -1239,8 +1353,9 @@ void camcore_capturer_close(camcore_capturer *capturer);
 int camcore_capturer_start(camcore_capturer *capturer, const camcore_capture_config *config,
                            const camcore_frame_callbacks *callbacks);
 
-/** Queue depths camcore_capturer_start_pull() accepts (frames kept ready). \since 0.1 */
+/** The smallest queue depth camcore_capturer_start_pull() accepts (frames kept ready). \since 0.1 */
 #define CAMCORE_PULL_DEPTH_MIN 1
+/** The largest queue depth camcore_capturer_start_pull() accepts. \since 0.1 */
 #define CAMCORE_PULL_DEPTH_MAX 8
 
 /**
@@ -1322,6 +1437,8 @@ int camcore_capturer_stop(camcore_capturer *capturer);
  * Non-zero while the capturer streams.
  *
  * \param capturer the capturer; NULL gives 0.
+ * \returns 1 while streaming (started and not stopped, nor ended on its
+ *          own), else 0.
  * \threadsafety Safe from any thread, including the capturer's own callbacks.
  * \since 0.1
  */
@@ -1340,7 +1457,9 @@ int camcore_capturer_is_streaming(const camcore_capturer *capturer);
 int camcore_capturer_get_format(const camcore_capturer *capturer, camcore_capture_format *out);
 
 /**
- * Counters since the last start (S22).
+ * Counters since the last start (S22): frames delivered, frames the
+ * driver dropped (counted from gaps in the sequence numbers), corrupted
+ * buffers, stalls and the measured rate.
  *
  * \param capturer the capturer.
  * \param out      filled; set out->struct_size first.
@@ -1421,7 +1540,9 @@ typedef struct camcore_session_config {
     uint32_t struct_size;
     /** The device to use (copied), or NULL for the first listed device. */
     const char *device_id;
-    /** The preferred setting (S6); camcore_preference_init()'s by default. */
+    /** The preferred setting; when the camera turns on, negotiation (S6, see
+     *  camcore_manager_negotiate()) picks the device's format nearest to
+     *  it. camcore_preference_init()'s by default. */
     camcore_preference preference;
     /**
      * Non-zero (the default): when the device in use disappears and later
@@ -1441,7 +1562,9 @@ typedef struct camcore_session_config {
      * return_to_reconnected_device: a struct_size that ends before
      * output_height means 0x0.
      */
-    uint32_t output_width, output_height;
+    uint32_t output_width;
+    /** The output height in pixels (see output_width); 0 with output_width 0. */
+    uint32_t output_height;
 } camcore_session_config;
 
 /**
@@ -1490,7 +1613,10 @@ void camcore_session_free(camcore_session *session);
 #define CAMCORE_VIDEO_PAUSE  1 /**< Video starts paused: the camera stays off until resume. */
 
 /**
- * Starts transmission (S10, S13).
+ * Starts transmission (S10, S13). With CAMCORE_VIDEO_RESUME the camera
+ * turns on at once (unless the call is held, hard-muted or fed by a
+ * custom source); with CAMCORE_VIDEO_PAUSE it stays off until
+ * camcore_session_resume_video(). Previews keep it on either way (S9).
  *
  * \param session       the session.
  * \param initial_state CAMCORE_VIDEO_RESUME or CAMCORE_VIDEO_PAUSE.
@@ -1511,6 +1637,7 @@ int camcore_session_start_transmission(camcore_session *session, int initial_sta
 
 /**
  * Ends responder preparation: frames reach the transmission sink from now (S13).
+ * \param session the session.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1522,6 +1649,7 @@ int camcore_session_end_preparation(camcore_session *session);
 
 /**
  * Stops transmitting video; the camera turns off unless a preview is active (S12).
+ * \param session the session.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1533,6 +1661,7 @@ int camcore_session_pause_video(camcore_session *session);
 
 /**
  * Transmits video again; the camera turns back on (S12).
+ * \param session the session.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1544,6 +1673,7 @@ int camcore_session_resume_video(camcore_session *session);
 
 /**
  * Holds the call: no transmission; camera off unless a preview is active (S11).
+ * \param session the session.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (no transmission).
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1555,6 +1685,7 @@ int camcore_session_hold(camcore_session *session);
 
 /**
  * Unholds: transmission and camera as before the hold (a paused video stays paused) (S11).
+ * \param session the session.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1567,6 +1698,8 @@ int camcore_session_unhold(camcore_session *session);
 /**
  * Hard mute (S15): non-zero turns the transmission's camera off, keeping
  * the other transmission state (previews keep it on); 0 restores it.
+ * \param session the session.
+ * \param muted non-zero mutes, 0 unmutes.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE, or the camera's error.
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1579,6 +1712,7 @@ int camcore_session_set_hard_mute(camcore_session *session, int muted);
 /**
  * Ends transmission; the camera turns off unless a preview is active.
  * Ending when not transmitting is OK.
+ * \param session the session.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1589,11 +1723,13 @@ int camcore_session_set_hard_mute(camcore_session *session, int muted);
 int camcore_session_end_transmission(camcore_session *session);
 
 /**
- * Sets where transmitted frames go (S15). NULL (or a NULL on_frame) keeps
- * the camera as S9 says and drops the frames. After it returns the old
+ * Sets where transmitted frames go (S15). NULL (or a NULL on_frame) leaves
+ * the camera on or off as before (S9: on while transmitting or previewing)
+ * and drops the frames. After it returns the old
  * sink is not called again. on_error and on_stall are not used here
  * (stalls come as camcore_device_callbacks.on_stall).
  *
+ * \param session the session.
  * \param callbacks copied; frames arrive on the capture thread.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad struct_size).
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
@@ -1614,6 +1750,7 @@ int camcore_session_set_transmission_sink(camcore_session *session,
  * A session takes at most CAMCORE_MAX_PREVIEWS previews at once (counted
  * from the call; a removal frees its place).
  *
+ * \param session the session.
  * \param callbacks copied; on_frame receives the frames (on_error and on_stall
  *                  are not used: see camcore_device_callbacks).
  * \param preview_id receives an id for camcore_session_remove_preview().
@@ -1633,6 +1770,8 @@ int camcore_session_add_preview(camcore_session *session, const camcore_frame_ca
 /**
  * Removes a preview: after it returns its callbacks are not called again;
  * the camera turns off if nothing else needs it.
+ * \param session the session.
+ * \param preview_id an id from camcore_session_add_preview() or camcore_session_add_preview_pull().
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (unknown id).
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1644,7 +1783,8 @@ int camcore_session_remove_preview(camcore_session *session, uint32_t preview_id
 
 /**
  * Adds a preview that is read by pulling (S36) instead of called back: it
- * counts as a preview for S9 (the camera turns on), and its frames wait in
+ * counts as a preview for the camera switch (S9: the camera is on while any
+ * preview is active, so it turns on), and its frames wait in
  * a queue of queue_depth for camcore_session_acquire_preview_frame(); a
  * full queue gives up its oldest frame. Frames pushed by the app (custom
  * source) are not queued (they live in the app's memory). Remove it with
@@ -1669,6 +1809,10 @@ int camcore_session_add_preview_pull(camcore_session *session, uint32_t queue_de
  * timeout_ms (0: only a ready one; < 0: no limit). Release it with
  * camcore_frame_release().
  *
+ * \param session the session.
+ * \param preview_id a pull preview's id.
+ * \param timeout_ms 0: only a frame that is ready; < 0: wait without limit; > 0: at most that many milliseconds.
+ * \param frame receives the frame (NULL on failure).
  * \returns CAMCORE_OK, CAMCORE_E_TIMEOUT, CAMCORE_E_INVALID_ARG (NULL frame,
  *          no pull preview with that id), CAMCORE_E_STATE (queue_depth
  *          frames unreleased, or the preview was removed).
@@ -1684,6 +1828,9 @@ int camcore_session_acquire_preview_frame(camcore_session *session, uint32_t pre
  * queued, for the app's own poll/epoll loop. camcore's: never read, write
  * or close it; valid until the preview is removed or the session freed.
  *
+ * \param session the session.
+ * \param preview_id a pull preview's id.
+ * \param fd receives the eventfd.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL fd, no pull preview with
  *          that id).
  * \threadsafety Safe from any thread.
@@ -1697,11 +1844,21 @@ typedef struct camcore_session_state {
     uint32_t struct_size;
     /** The camera is open and streaming (S9). */
     int32_t camera_on;
-    int32_t transmitting, paused, held, preparing, hard_muted;
+    /** Transmission started (camcore_session_start_transmission()) and not ended. */
+    int32_t transmitting;
+    /** The video is paused (camcore_session_pause_video(), or started with CAMCORE_VIDEO_PAUSE). */
+    int32_t paused;
+    /** The call is held (camcore_session_hold()). */
+    int32_t held;
+    /** Responder preparation: the camera may run, no frame reaches the transmission sink yet. */
+    int32_t preparing;
+    /** Hard mute is on (camcore_session_set_hard_mute()). */
+    int32_t hard_muted;
     /** A custom video source feeds transmission (S21). */
     int32_t custom_source;
     /** camcore_session_stop() holds the camera off. */
     int32_t stopped_by_app;
+    /** Previews added and not removed (callback and pull previews). */
     uint32_t preview_count;
     /** The selected device's id, "" when none; NUL-terminated. */
     char device_id[256];
@@ -1713,7 +1870,8 @@ typedef struct camcore_session_state {
      */
     camcore_capture_format format;
     /**
-     * CAMCORE_ADJUSTED_* bits (S6 "says that it adjusted"): how the setting
+     * CAMCORE_ADJUSTED_* bits (S6: negotiation tells when it could not meet
+     * the preference exactly): how the setting
      * in use differs from what the session asked for; format.adjusted.
      * 0 while the camera is off. Added in 0.1: a struct_size that ends
      * before it is not written.
@@ -1724,6 +1882,7 @@ typedef struct camcore_session_state {
 /**
  * Reads the session's state; safe from callbacks.
  *
+ * \param session the session.
  * \param out filled whole, format included; set out->struct_size to
  *            sizeof(camcore_session_state) first (out->format.struct_size
  *            is not read: it comes back as sizeof(camcore_capture_format)
@@ -1740,12 +1899,15 @@ int camcore_session_get_state(camcore_session *session, camcore_session_state *o
 typedef void (*camcore_completion_fn)(void *user_data, int status);
 
 /**
- * S17 start: capture with this setting whenever S9 says on (it clears a
- * camcore_session_stop()). The output format stays the preference's.
+ * S17 start: capture with this setting whenever the camera switch turns
+ * the camera on (S9: while video is transmitted or a preview is active);
+ * it clears a camcore_session_stop(). The output format stays the preference's.
  *
+ * \param session the session.
  * \param config     fourcc, size, fps and buffer count (output_fourcc is ignored).
  * \param completion called once with the status (NULL: none); not called when
  *                   the call itself fails.
+ * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct,
  *          or a config no camera takes, checked at the call as
  *          camcore_capturer_start() does: size outside 1...65536, fps with
@@ -1761,6 +1923,9 @@ int camcore_session_start(camcore_session *session, const camcore_capture_config
 /**
  * S17 stop: the camera turns off and stays off until start or restart.
  *
+ * \param session the session.
+ * \param completion called once on the camera queue with the status; NULL: none; not called when this call fails.
+ * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle).
  * \threadsafety Safe from any thread and from the session's callbacks: it
  *               queues the operation and returns at once; the completion runs
@@ -1770,9 +1935,13 @@ int camcore_session_start(camcore_session *session, const camcore_capture_config
 int camcore_session_stop(camcore_session *session, camcore_completion_fn completion, void *user_data);
 
 /**
- * S17 restart: the camera back on (if S9 says so) with the same settings as
+ * S17 restart: the camera back on (if transmission or a preview needs it,
+ * S9) with the same settings as
  * before the stop.
  *
+ * \param session the session.
+ * \param completion called once on the camera queue with the status; NULL: none; not called when this call fails.
+ * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle).
  * \threadsafety Safe from any thread and from the session's callbacks: it
  *               queues the operation and returns at once; the completion runs
@@ -1784,7 +1953,10 @@ int camcore_session_restart(camcore_session *session, camcore_completion_fn comp
 /**
  * S17 change: new settings; the camera restarts with them if it is on.
  *
+ * \param session the session.
  * \param config as for camcore_session_start().
+ * \param completion called once on the camera queue with the status; NULL: none; not called when this call fails.
+ * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (as for
  *          camcore_session_start(); the completion is then not called).
  * \threadsafety Safe from any thread and from the session's callbacks: it
@@ -1801,6 +1973,10 @@ int camcore_session_change(camcore_session *session, const camcore_capture_confi
  * The completion gets CAMCORE_E_CUSTOM_SOURCE_ACTIVE while a custom
  * source feeds transmission, CAMCORE_E_NO_DEVICE for an unknown id.
  *
+ * \param session the session.
+ * \param device_id the device to switch to (copied).
+ * \param completion called once on the camera queue with the status; NULL: none; not called when this call fails.
+ * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle,
  *          device_id NULL).
  * \threadsafety Safe from any thread and from the session's callbacks: it
@@ -1817,6 +1993,9 @@ int camcore_session_select(camcore_session *session, const char *device_id,
  * nearest to the current ones. Completion errors: CAMCORE_E_NO_DEVICE (no
  * other camera), CAMCORE_E_CUSTOM_SOURCE_ACTIVE.
  *
+ * \param session the session.
+ * \param completion called once on the camera queue with the status; NULL: none; not called when this call fails.
+ * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle).
  * \threadsafety Safe from any thread and from the session's callbacks: it
  *               queues the operation and returns at once; the completion runs
@@ -1829,6 +2008,10 @@ int camcore_session_flip(camcore_session *session, camcore_completion_fn complet
  * Sets the preferred setting (S6) used when the camera turns on; applied
  * now if the camera is on with the preference (not after an explicit start).
  *
+ * \param session the session.
+ * \param preference the new preference (copied).
+ * \param completion called once on the camera queue with the status; NULL: none; not called when this call fails.
+ * \param user_data passed to completion.
  * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle,
  *          preference NULL or invalid).
  * \threadsafety Safe from any thread and from the session's callbacks: it
@@ -1848,6 +2031,7 @@ int camcore_session_set_preference(camcore_session *session, const camcore_prefe
 typedef struct camcore_capture_hook {
     /** sizeof(camcore_capture_hook). */
     uint32_t struct_size;
+    /** Passed first to every callback. */
     void *user_data;
     /**
      * Called for each camera frame before transmission and previews, on
@@ -1865,6 +2049,8 @@ typedef struct camcore_capture_hook {
 /**
  * Sets the capture hook, or removes it with NULL. After it returns the old
  * hook is not called again.
+ * \param session the session.
+ * \param hook the hook (copied), or NULL to remove it.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1878,6 +2064,8 @@ int camcore_session_set_capture_hook(camcore_session *session, const camcore_cap
  * Turns the custom video source on or off (S21). While on, transmission
  * takes the frames the app pushes instead of the camera's; the camera runs
  * only for previews; select and flip fail with CAMCORE_E_CUSTOM_SOURCE_ACTIVE.
+ * \param session the session.
+ * \param active non-zero turns it on, 0 off.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, or the camera's error.
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -1903,6 +2091,7 @@ int camcore_session_set_custom_source(camcore_session *session, int active);
  * not be empty. camcore reads sizeof(camcore_frame) bytes of the struct at
  * most.
  *
+ * \param session the session.
  * \param frame fourcc, width, height, plane_count and planes set.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (bad frame: the message names
  *          the plane and the sizes), CAMCORE_E_STATE (no custom source
@@ -1923,6 +2112,7 @@ int camcore_session_push_frame(camcore_session *session, const camcore_frame *fr
 typedef struct camcore_device_callbacks {
     /** sizeof(camcore_device_callbacks). */
     uint32_t struct_size;
+    /** Passed first to every callback. */
     void *user_data;
     /** A capture device appeared. */
     void (*on_connected)(void *user_data, const camcore_device_info *device);
@@ -1951,6 +2141,8 @@ typedef struct camcore_device_callbacks {
 
 /**
  * Sets the device callbacks, or removes them with NULL.
+ * \param session the session.
+ * \param callbacks the callbacks (copied), or NULL to remove them.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG.
  * \threadsafety Safe from any thread and from the session's callbacks. It waits
  *               until the change took effect; from inside one of the session's
@@ -2063,7 +2255,11 @@ typedef struct camcore_control_info {
      * minimum. Bitmask: maximum holds the bits that may be set. Menus:
      * indices. String: lengths in bytes, without the NUL.
      */
-    int64_t minimum, maximum, step;
+    int64_t minimum;
+    /** The largest value (see minimum). */
+    int64_t maximum;
+    /** The step between values (see minimum); strings: of the length. */
+    int64_t step;
     /** The driver's default value. */
     int64_t default_value;
     /**

@@ -331,3 +331,69 @@ def test_cli_monitor_hotplug(vivid_webcam, tool):
     for line, d in zip(lines, before):
         assert re.match(rf"\d\d:\d\d:\d\d\.\d{{3}}  present\s+{re.escape(d['node'])}  vivid  {re.escape(d['id'])}$",
                         line), line
+
+
+def y4m_frames(data):
+    """(header fields, [frame payloads]) of a YUV4MPEG2 stream of 4:2:0 frames."""
+    assert data.startswith(b"YUV4MPEG2 "), data[:40]
+    end = data.index(b"\n")
+    header = {f[0]: f[1:] for f in data[10:end].decode().split(" ")}
+    w, h = int(header["W"]), int(header["H"])
+    size = w * h + 2 * ((w + 1) // 2) * ((h + 1) // 2)
+    frames, pos = [], end + 1
+    while pos < len(data):
+        assert data[pos:pos + 6] == b"FRAME\n", pos
+        frames.append(data[pos + 6:pos + 6 + size])
+        assert len(frames[-1]) == size
+        pos += 6 + size
+    return header, frames
+
+
+def test_cli_formats_json_names_and_exact_rates(vivid_webcam, tool):
+    """--json formats against v4l2-ctl --list-formats-ext: FourCC names as it
+    writes them ('Y16 -BE' included) and every discrete rate as the exact
+    fraction whose value v4l2-ctl prints."""
+    node = devices()[0]["node"]
+    ctl = v4l.list_formats_ext(node)
+    doc = json.loads(run("--json", "formats", node).stdout)
+    names = []
+    for f in doc["formats"]:
+        if f["fourcc"] not in names:
+            names.append(f["fourcc"])
+    assert names == [c.fourcc_text for c in ctl]
+    assert any(n.endswith(" -BE") for n in names), names  # vivid has big-endian formats
+    checked = 0
+    for c in ctl:
+        for size in c.sizes:
+            entry = [f for f in doc["formats"] if f["fourcc"] == c.fourcc_text and
+                     (f["width"], f["height"]) == (size.width, size.height)]
+            assert len(entry) == 1, (c.fourcc_text, size)
+            e = entry[0]
+            assert len(e["fps_exact"]) == len(e["fps"]) == len(size.fps)
+            # camcore lists rates highest first, v4l2-ctl in the driver's order.
+            printed = sorted(size.fps, key=float, reverse=True)
+            for exact, decimal, want in zip(e["fps_exact"], e["fps"], printed):
+                assert f"{exact['num'] / exact['den']:.3f}" == want, (exact, want)
+                assert abs(decimal - exact["num"] / exact["den"]) < 1e-4
+                checked += 1
+    assert checked >= 10, checked
+
+
+def test_cli_capture_y4m_to_stdout(vivid_webcam, tool):
+    """capture --output - from vivid: a Y4M stream on stdout (YUYV converted
+    to I420 by camcore), the summary on stderr."""
+    node = devices()[1]["node"]
+    env = dict(os.environ)
+    env.pop("CAMCORE_SYNTHETIC_CAMERA", None)
+    p = subprocess.run([TOOL, "capture", node, "--frames=5", "--size", "640x480", "--format", "YUYV",
+                        "--output", "-"], capture_output=True, timeout=120, env=env, cwd="/tmp")
+    err = p.stderr.decode()
+    assert p.returncode == 0, err
+    header, frames = y4m_frames(p.stdout)
+    assert (header["W"], header["H"], header["F"], len(frames)) == ("640", "480", "25:1", 5), header
+    assert header["C"] == "420jpeg" and header["X"] == "COLORRANGE=LIMITED"
+    y = frames[-1]
+    mid = [y[240 * 640 + x] for x in v4l.bar_centres(640)]
+    assert len(set(mid)) == len(mid), mid  # every colour bar has its own luma
+    assert f"Captured 5 frames from vivid ({node})" in err
+    assert "  format    YUYV 640x480 at 25 fps (converted to YU12)" in err, err

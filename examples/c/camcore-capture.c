@@ -8,7 +8,8 @@
  *   3. wait on a condition variable until N frames have arrived (with a
  *      timeout, so a silent camera never hangs the program);
  *   4. stop, print the measured frame rate and the capture statistics;
- *   5. convert one retained frame to RGB and write it as a PNG.
+ *   5. have camcore convert one retained frame to RGB (camcore_frame_convert)
+ *      and write it as a PNG.
  *
  * On a machine without a camera it uses camcore's built-in synthetic camera
  * (a moving test pattern), and says so.
@@ -61,8 +62,8 @@ static void usage(FILE *out)
             "  --fps N[/D]        frame rate (default 30; 0 keeps the driver's)\n"
             "  --format FOURCC    pixel format: YUYV, I420 (YU12), NV12, RGB3, BGR3,\n"
             "                     MJPG... (default YUYV)\n"
-            "  --snapshot FILE    write the last good frame as a PNG\n"
-            "                     (YUYV, I420, NV12, RGB3 or BGR3 frames)\n"
+            "  --snapshot FILE    write the last good frame as a PNG (camcore\n"
+            "                     converts it to RGB, MJPEG included)\n"
             "  --help             this text\n");
 }
 
@@ -437,116 +438,17 @@ static int wait_until_finished(struct capture_state *st, double timeout_s)
 }
 
 /* ------------------------------------------------------------------ */
-/* Snapshot: YUV -> RGB (BT.601) and PNG                               */
+/* Snapshot: RGB from camcore, then PNG                                */
 /* ------------------------------------------------------------------ */
 
-/* Scales back a value computed in 8.8 fixed point and clamps it to 0..255
- * (no right shift of negative numbers). */
-static uint8_t clamp_fixed(int v)
-{
-    if (v < 0)
-        return 0;
-    if (v > 255 * 256)
-        return 255;
-    return (uint8_t)(v >> 8);
-}
-
-/* BT.601 limited range ("studio swing", Y 16..235, Cb/Cr 16..240) to
- * full-range RGB, as webcams deliver it, in integer arithmetic. */
-static void yuv_to_rgb(int y, int u, int v, uint8_t rgb[3])
-{
-    int c = 298 * (y - 16);
-    int d = u - 128;
-    int e = v - 128;
-
-    rgb[0] = clamp_fixed(c + 409 * e + 128);
-    rgb[1] = clamp_fixed(c - 100 * d - 208 * e + 128);
-    rgb[2] = clamp_fixed(c + 516 * d + 128);
-}
-
-/* Checks that plane i of a frame holds all its rows at its stride. The
- * bytes of one row and the rows of each plane come from camcore's
- * pixel-format table (YUYV: 2 bytes per pixel; I420: U and V at half width
- * and height; NV12: interleaved U,V at half height). */
-static int plane_ok(const camcore_frame *f, uint32_t i)
-{
-    const camcore_plane *p = &f->planes[i];
-    uint32_t row_bytes, rows;
-
-    if (i >= f->plane_count ||
-        camcore_pixel_format_plane_size(f->fourcc, f->width, f->height, i, &row_bytes, &rows) != CAMCORE_OK)
-        return 0;
-    return p->data != NULL && p->stride >= row_bytes &&
-           (uint64_t)p->stride * (rows - 1) + row_bytes <= p->length;
-}
-
 /* Converts a frame into packed RGB (3 bytes per pixel, width * 3 per row).
- * Rows are always stepped by the plane's stride: drivers may pad them.
- * Returns 0, or -1 for formats this example does not convert. */
+ * camcore does it (camcore_frame_convert: libyuv, BT.601; MJPEG decoded
+ * with TurboJPEG), reading rows by the frame's strides. Returns the camcore
+ * status. To convert every frame instead, capture with
+ * capture_config.output_fourcc = CAMCORE_FOURCC_RGB24. */
 static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
 {
-    uint32_t w = f->width, h = f->height;
-    uint32_t x, y;
-
-    switch (f->fourcc) {
-    case CAMCORE_FOURCC_YUYV: /* Y0 U Y1 V: two pixels share U and V */
-        if (!plane_ok(f, 0))
-            return -1;
-        for (y = 0; y < h; y++) {
-            const uint8_t *row = f->planes[0].data + (size_t)y * f->planes[0].stride;
-            for (x = 0; x < w; x++) {
-                const uint8_t *pair = row + (x / 2) * 4;
-                yuv_to_rgb(pair[(x & 1) * 2], pair[1], pair[3], rgb + ((size_t)y * w + x) * 3);
-            }
-        }
-        return 0;
-
-    case CAMCORE_FOURCC_I420: /* Y plane, then U and V at half size */
-        if (!plane_ok(f, 0) || !plane_ok(f, 1) || !plane_ok(f, 2))
-            return -1;
-        for (y = 0; y < h; y++) {
-            const uint8_t *ys = f->planes[0].data + (size_t)y * f->planes[0].stride;
-            const uint8_t *us = f->planes[1].data + (size_t)(y / 2) * f->planes[1].stride;
-            const uint8_t *vs = f->planes[2].data + (size_t)(y / 2) * f->planes[2].stride;
-            for (x = 0; x < w; x++)
-                yuv_to_rgb(ys[x], us[x / 2], vs[x / 2], rgb + ((size_t)y * w + x) * 3);
-        }
-        return 0;
-
-    case CAMCORE_FOURCC_NV12: /* Y plane, then interleaved U,V at half size */
-        if (!plane_ok(f, 0) || !plane_ok(f, 1))
-            return -1;
-        for (y = 0; y < h; y++) {
-            const uint8_t *ys = f->planes[0].data + (size_t)y * f->planes[0].stride;
-            const uint8_t *uv = f->planes[1].data + (size_t)(y / 2) * f->planes[1].stride;
-            for (x = 0; x < w; x++)
-                yuv_to_rgb(ys[x], uv[(x / 2) * 2], uv[(x / 2) * 2 + 1],
-                           rgb + ((size_t)y * w + x) * 3);
-        }
-        return 0;
-
-    case CAMCORE_FOURCC_RGB24:
-    case CAMCORE_FOURCC_BGR24:
-        if (!plane_ok(f, 0))
-            return -1;
-        for (y = 0; y < h; y++) {
-            const uint8_t *row = f->planes[0].data + (size_t)y * f->planes[0].stride;
-            uint8_t *out = rgb + (size_t)y * w * 3;
-            if (f->fourcc == CAMCORE_FOURCC_RGB24) {
-                memcpy(out, row, (size_t)w * 3);
-            } else {
-                for (x = 0; x < w; x++) {
-                    out[x * 3 + 0] = row[x * 3 + 2];
-                    out[x * 3 + 1] = row[x * 3 + 1];
-                    out[x * 3 + 2] = row[x * 3 + 0];
-                }
-            }
-        }
-        return 0;
-
-    default:
-        return -1;
-    }
+    return camcore_frame_convert(f, CAMCORE_FOURCC_RGB24, 0, 0, rgb, (size_t)f->width * f->height * 3);
 }
 
 /* Writes 8-bit RGB pixels as a PNG file. Returns 0 or -1 (message printed). */
@@ -596,17 +498,14 @@ static int save_snapshot(const char *path, const camcore_frame *frame)
 {
     char code[5];
     uint8_t *rgb = malloc((size_t)frame->width * frame->height * 3);
-    int rc = -1;
+    int rc = -1, status;
 
     if (rgb == NULL) {
         fprintf(stderr, PROGRAM ": out of memory for the snapshot\n");
         return -1;
     }
-    if (frame_to_rgb(frame, rgb) != 0)
-        fprintf(stderr,
-                PROGRAM ": cannot convert %s frames to RGB for --snapshot "
-                "(use --format YUYV, I420, NV12, RGB3 or BGR3)\n",
-                camcore_fourcc_to_string(frame->fourcc, code));
+    if ((status = frame_to_rgb(frame, rgb)) != CAMCORE_OK)
+        report("camcore_frame_convert (to RGB for --snapshot)", status);
     else if (write_png(path, frame->width, frame->height, rgb) == 0) {
         printf("Snapshot: frame seq %" PRIu32 " (%" PRIu32 "x%" PRIu32 " %s) written to %s\n",
                frame->sequence, frame->width, frame->height,

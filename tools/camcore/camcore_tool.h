@@ -16,9 +16,11 @@
 
 #include <camcore.h>
 
+#include <getopt.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define PROGRAM "camcore"
 
@@ -31,6 +33,8 @@ enum {
     EXIT_BUSY = 4       /* camera busy or permission denied */
 };
 
+/* The command running (main.c), named in usage errors; NULL before one. */
+extern const char *g_command;
 /* --json was given (main.c). */
 extern int g_json;
 /* --backend: a camcore_backend value for every manager the tool makes. */
@@ -42,13 +46,34 @@ int ensure_camera_access(camcore_manager *m);
 /* SIGINT or SIGTERM came, once catch_signals() is called (tool.c). */
 extern volatile sig_atomic_t g_interrupted;
 
-/* The commands: argv holds the command's arguments (global options taken
- * out); each returns an exit code. */
+/* The commands: argv[0] is the command's name, the rest its arguments
+ * (global options before the command already taken out); each scans them
+ * with getopt_long and returns an exit code. Their --help texts: */
 int cmd_list(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_controls(int argc, char **argv);
+extern const char list_usage[], formats_usage[], capture_usage[], monitor_usage[], controls_usage[];
+
+/* The options every command takes besides its own: the global ones may
+ * also come after the command. Put COMMON_OPTIONS last in a command's
+ * getopt_long table, before the {0} end. */
+enum { OPT_JSON = 0x100, OPT_BACKEND, OPT_PORTAL, OPT_VERSION, OPT_COMMAND = 0x200 };
+#define COMMON_OPTIONS                                                                       \
+    {"json", no_argument, NULL, OPT_JSON}, {"backend", required_argument, NULL, OPT_BACKEND}, \
+        {"portal", required_argument, NULL, OPT_PORTAL}, {"help", no_argument, NULL, 'h'}
+/* The short options every command takes (":" first: missing values come
+ * back as ':'). */
+#define COMMON_SHORT ":h"
+/* Handles what getopt_long returned for a command: a common option, an
+ * unknown option or a missing value. Returns OPTION_MINE when c is the
+ * command's own option, OPTION_NEXT when handled (scan on), else the exit
+ * code to return now (--help: EXIT_OK; errors: EXIT_USAGE). */
+enum { OPTION_MINE = -1, OPTION_NEXT = -2 };
+int common_option(const char *command, const char *usage, int c, char **argv);
+/* Prints "usage: ..." of a command (its --help) to out. */
+void command_usage(const char *usage, FILE *out);
 
 /* tool.c: messages, signals */
 void catch_signals(void);
@@ -68,6 +93,11 @@ const char *position_name(int32_t position);
 const char *fourcc_text(uint32_t fourcc, char out[8]);
 const char *fps_text(camcore_fraction f, char *buf, size_t size);
 int parse_u32(const char *text, uint32_t *out);
+/* "YUYV", "I420", "mjpeg", "Y16 -BE" or "Y16-BE" (big-endian, as v4l2-ctl
+ * names it) -> a FourCC; 0, or -1 if not one. */
+int parse_fourcc(const char *text, uint32_t *out);
+/* "30" or "30000/1001" -> a fraction; 0, or -1 if not a rate. */
+int parse_fps(const char *text, camcore_fraction *out);
 
 /* tool.c: devices */
 struct devices {
@@ -89,7 +119,12 @@ void json_str(const char *s);
 void json_kv_str(int *first, const char *key, const char *value);
 void json_kv_int(int *first, const char *key, long long value);
 void json_kv_bool(int *first, const char *key, int value);
+/* "key": 29.97, "key_exact": {"num": 30000, "den": 1001} (both null if unknown). */
 void json_kv_fps(int *first, const char *key, camcore_fraction f);
+/* {"num": 30000, "den": 1001}, or null for 0/0. */
+void json_fraction(camcore_fraction f);
+/* A frame rate as a JSON number (30, 29.97) or null. */
+void json_fps_number(camcore_fraction f);
 void json_device_fields(int *first, const camcore_device_info *dev);
 void json_device(const camcore_device_info *dev);
 

@@ -1,6 +1,7 @@
 /*
  * camcore capture [DEVICE] [...]: capture with a live progress line, a
- * summary, a PNG snapshot and the raw frames.
+ * summary, a PNG snapshot (camcore_frame_convert to RGB) and the frames,
+ * raw or as a Y4M stream, to a file or stdout.
  */
 #include "camcore_tool.h"
 
@@ -25,26 +26,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int parse_fourcc(const char *text, uint32_t *out)
-{
-    static const struct {
-        const char *alias, *code;
-    } aliases[] = {{"I420", "YU12"}, {"MJPEG", "MJPG"}, {"RGB24", "RGB3"}, {"BGR24", "BGR3"},
-                   {"RGBA", "AB24"}};
-    char c[4] = {' ', ' ', ' ', ' '};
-    size_t i, n = strlen(text);
-
-    for (i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (strcasecmp(text, aliases[i].alias) == 0)
-            text = aliases[i].code, n = 4;
-    if (n == 0 || n > 4)
-        return -1;
-    for (i = 0; i < n; i++)
-        c[i] = (char)toupper((unsigned char)text[i]);
-    *out = CAMCORE_FOURCC(c[0], c[1], c[2], c[3]);
-    return 0;
-}
-
 struct capture {
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -58,7 +39,11 @@ struct capture {
     int keep;
     FILE *out;                  /* --output */
     uint64_t out_bytes;
-    int out_error;
+    int out_error;              /* errno of a failed write (EPIPE: the reader went away) */
+    int y4m;                    /* --container y4m: a header, then FRAME + planes */
+    int y4m_started;            /* the header is written */
+    int full_range;             /* Y4M from MJPEG: JFIF full-range values */
+    const camcore_capturer *cap;/* for the format, read on the first frame */
 };
 
 /* Bytes of each row and rows of plane p for a raw format (the table's
@@ -72,11 +57,45 @@ static int plane_rows(uint32_t fourcc, uint32_t w, uint32_t h, uint32_t p, uint3
 /* Writes one frame to --output: raw formats row by row without padding,
  * anything else (MJPEG, or a frame whose planes are not the table's, such
  * as NV24 in one plane) as its bytes. */
+static void put(struct capture *c, const void *data, size_t n)
+{
+    if (!c->out_error && fwrite(data, 1, n, c->out) != n)
+        c->out_error = errno ? errno : EIO;
+    c->out_bytes += n;
+}
+
+/* The YUV4MPEG2 stream header (what ffmpeg and mpv read from a pipe):
+ * size, rate, progressive, square pixels, 4:2:0 with JPEG chroma siting,
+ * and the value range (camcore's conversions give limited range, an MJPEG
+ * camera's decoded frames full range). */
+static void write_y4m_header(struct capture *c, const camcore_frame *f)
+{
+    camcore_capture_format fmt;
+    char header[160];
+    int n;
+
+    memset(&fmt, 0, sizeof fmt);
+    fmt.struct_size = sizeof fmt;
+    if (camcore_capturer_get_format(c->cap, &fmt) != CAMCORE_OK || !fmt.fps.numerator || !fmt.fps.denominator)
+        fmt.fps.numerator = 30, fmt.fps.denominator = 1;
+    n = snprintf(header, sizeof header, "YUV4MPEG2 W%" PRIu32 " H%" PRIu32 " F%" PRIu32 ":%" PRIu32
+                 " Ip A1:1 C420jpeg XCOLORRANGE=%s\n", f->width, f->height, fmt.fps.numerator,
+                 fmt.fps.denominator, c->full_range ? "FULL" : "LIMITED");
+    put(c, header, (size_t)n);
+    c->y4m_started = 1;
+}
+
 static void write_frame(struct capture *c, const camcore_frame *f)
 {
     uint32_t p, r, row_bytes, rows;
     camcore_pixel_format_info info;
     int tight;
+
+    if (c->y4m) {
+        if (!c->y4m_started)
+            write_y4m_header(c, f);
+        put(c, "FRAME\n", 6);
+    }
 
     info.struct_size = sizeof info;
     tight = camcore_pixel_format_get_info(f->fourcc, &info) == CAMCORE_OK &&
@@ -86,13 +105,9 @@ static void write_frame(struct capture *c, const camcore_frame *f)
         if (tight && plane_rows(f->fourcc, f->width, f->height, p, &row_bytes, &rows) && pl->stride &&
             pl->stride >= row_bytes && (uint64_t)pl->stride * (rows - 1) + row_bytes <= pl->length) {
             for (r = 0; r < rows; r++)
-                if (fwrite(pl->data + (size_t)r * pl->stride, 1, row_bytes, c->out) != row_bytes)
-                    c->out_error = errno ? errno : EIO;
-            c->out_bytes += (uint64_t)row_bytes * rows;
+                put(c, pl->data + (size_t)r * pl->stride, row_bytes);
         } else {
-            if (fwrite(pl->data, 1, pl->length, c->out) != pl->length)
-                c->out_error = errno ? errno : EIO;
-            c->out_bytes += pl->length;
+            put(c, pl->data, pl->length);
         }
     }
 }
@@ -115,8 +130,11 @@ static void on_frame(void *user_data, const camcore_frame *frame)
             c->kept = kept;
         }
     }
-    if (c->out && !c->out_error)
+    if (c->out && !c->out_error) {
         write_frame(c, frame);
+        if (c->out_error) /* a full disk, or the reader of a pipe went away: stop */
+            pthread_cond_broadcast(&c->cond);
+    }
     if (c->limit && c->frames >= c->limit) {
         c->done = 1;
         pthread_cond_broadcast(&c->cond);
@@ -135,95 +153,11 @@ static void on_capture_error(void *user_data, int status, const char *message)
     pthread_mutex_unlock(&c->lock);
 }
 
-/* BT.601 limited range to RGB, 8.8 fixed point. */
-static uint8_t clamp_fixed(int v)
-{
-    return v < 0 ? 0 : v > 255 * 256 ? 255 : (uint8_t)(v >> 8);
-}
-
-static void yuv_to_rgb(int y, int u, int v, uint8_t rgb[3])
-{
-    int c = 298 * (y - 16), d = u - 128, e = v - 128;
-
-    rgb[0] = clamp_fixed(c + 409 * e + 128);
-    rgb[1] = clamp_fixed(c - 100 * d - 208 * e + 128);
-    rgb[2] = clamp_fixed(c + 516 * d + 128);
-}
-
-/* Plane i of f holds its rows (sizes from the table) at its stride. */
-static int plane_ok(const camcore_frame *f, uint32_t i)
-{
-    const camcore_plane *p = &f->planes[i];
-    uint32_t row_bytes, rows;
-
-    return i < f->plane_count && plane_rows(f->fourcc, f->width, f->height, i, &row_bytes, &rows) &&
-           p->data != NULL && p->stride >= row_bytes &&
-           (uint64_t)p->stride * (rows - 1) + row_bytes <= p->length;
-}
-
-/* Packed RGB from a YUYV, I420, NV12, RGB3, BGR3 or GREY frame; -1 otherwise. */
+/* The snapshot: the kept frame as RGB24, converted by camcore (libyuv;
+ * MJPEG decoded with TurboJPEG) into rgb (width * height * 3 bytes). */
 static int frame_to_rgb(const camcore_frame *f, uint8_t *rgb)
 {
-    uint32_t w = f->width, h = f->height, x, y;
-    const camcore_plane *p0 = &f->planes[0], *p1 = &f->planes[1], *p2 = &f->planes[2];
-
-    switch (f->fourcc) {
-    case CAMCORE_FOURCC_YUYV:
-        if (!plane_ok(f, 0))
-            return -1;
-        for (y = 0; y < h; y++) {
-            const uint8_t *row = p0->data + (size_t)y * p0->stride;
-            for (x = 0; x < w; x++) {
-                const uint8_t *pair = row + (x / 2) * 4;
-                yuv_to_rgb(pair[(x & 1) * 2], pair[1], pair[3], rgb + ((size_t)y * w + x) * 3);
-            }
-        }
-        return 0;
-    case CAMCORE_FOURCC_I420:
-        if (!plane_ok(f, 0) || !plane_ok(f, 1) || !plane_ok(f, 2))
-            return -1;
-        for (y = 0; y < h; y++)
-            for (x = 0; x < w; x++)
-                yuv_to_rgb(p0->data[(size_t)y * p0->stride + x],
-                           p1->data[(size_t)(y / 2) * p1->stride + x / 2],
-                           p2->data[(size_t)(y / 2) * p2->stride + x / 2],
-                           rgb + ((size_t)y * w + x) * 3);
-        return 0;
-    case CAMCORE_FOURCC_NV12:
-        if (!plane_ok(f, 0) || !plane_ok(f, 1))
-            return -1;
-        for (y = 0; y < h; y++)
-            for (x = 0; x < w; x++) {
-                const uint8_t *uv = p1->data + (size_t)(y / 2) * p1->stride + (x / 2) * 2;
-                yuv_to_rgb(p0->data[(size_t)y * p0->stride + x], uv[0], uv[1],
-                           rgb + ((size_t)y * w + x) * 3);
-            }
-        return 0;
-    case CAMCORE_FOURCC_RGB24:
-    case CAMCORE_FOURCC_BGR24:
-        if (!plane_ok(f, 0))
-            return -1;
-        for (y = 0; y < h; y++) {
-            const uint8_t *row = p0->data + (size_t)y * p0->stride;
-            for (x = 0; x < w; x++) {
-                uint8_t *o = rgb + ((size_t)y * w + x) * 3;
-                int bgr = f->fourcc == CAMCORE_FOURCC_BGR24;
-                o[0] = row[x * 3 + (bgr ? 2 : 0)];
-                o[1] = row[x * 3 + 1];
-                o[2] = row[x * 3 + (bgr ? 0 : 2)];
-            }
-        }
-        return 0;
-    case CAMCORE_FOURCC('G', 'R', 'E', 'Y'):
-        if (!plane_ok(f, 0))
-            return -1;
-        for (y = 0; y < h; y++)
-            for (x = 0; x < w; x++)
-                memset(rgb + ((size_t)y * w + x) * 3, p0->data[(size_t)y * p0->stride + x], 3);
-        return 0;
-    default:
-        return -1;
-    }
+    return camcore_frame_convert(f, CAMCORE_FOURCC_RGB24, 0, 0, rgb, (size_t)f->width * f->height * 3);
 }
 
 static int write_png(const char *path, uint32_t width, uint32_t height, const uint8_t *rgb)
@@ -294,8 +228,76 @@ static void print_progress(const camcore_capturer *cap, double elapsed)
     fflush(stderr);
 }
 
+const char capture_usage[] =
+    "usage: " PROGRAM " capture [DEVICE] [OPTIONS]\n"
+    "\n"
+    "Captures frames with a live progress line (on a terminal) and prints a\n"
+    "summary. Without --frames/--seconds it runs until Ctrl-C (30 frames when only\n"
+    "--snapshot is given). Settings not given are negotiated: the camera's format\n"
+    "nearest to 1280x720 at 15-30 fps (S6: nearest aspect ratio, then size, then\n"
+    "the format needing least work, then the highest rate).\n"
+    "DEVICE: an index from `" PROGRAM " list`, an id or a node; default: the first camera.\n"
+    "\n"
+    "Options:\n"
+    "  --size WxH          frame size, e.g. 640x480\n"
+    "  --fps N[/D]         frame rate, e.g. 30 or 30000/1001\n"
+    "  --format FOURCC     pixel format to capture: YUYV, I420 (YU12), NV12, MJPG,\n"
+    "                      'Y16 -BE', ... (" PROGRAM " formats lists them); --format y4m\n"
+    "                      means --container y4m\n"
+    "  -n, --frames N      stop after N frames\n"
+    "  --seconds S         stop after S seconds\n"
+    "  --snapshot FILE     write the last frame as an RGB PNG (any format camcore\n"
+    "                      converts, MJPEG included)\n"
+    "  -o, --output FILE   write the frames to FILE; '-' writes them to stdout (the\n"
+    "                      summary then goes to stderr):\n"
+    "                        " PROGRAM " capture --output - | ffplay -\n"
+    "  --container C       raw: the frames' bytes one after the other, rows\n"
+    "                      unpadded (MJPEG: the JPEGs); y4m: a YUV4MPEG2 stream\n"
+    "                      (I420, converted by camcore when the camera gives\n"
+    "                      another format), which ffplay, mpv and ffmpeg read as it\n"
+    "                      is. Default: y4m for '-' and FILE.y4m, else raw\n"
+    "  --output-size WxH   have camcore scale the frames (S38: stretched, never\n"
+    "                      cropped; in the captured format, I420 from MJPEG)\n"
+    "  --json              the summary as one JSON document (rates as a number\n"
+    "                      and an exact fraction, \"fps_exact\": {\"num\": .., \"den\": ..})\n"
+    "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
+    "  -h, --help          this help\n";
+
+/* WxH -> width, height (both non-zero); 0, or -1. */
+static int parse_size(const char *val, uint32_t *w, uint32_t *h)
+{
+    const char *x = strchr(val, 'x');
+    char wbuf[16];
+
+    if (!x || (size_t)(x - val) >= sizeof wbuf)
+        return -1;
+    memcpy(wbuf, val, (size_t)(x - val));
+    wbuf[x - val] = 0;
+    return parse_u32(wbuf, w) || parse_u32(x + 1, h) || !*w || !*h ? -1 : 0;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcasecmp(s + n - t, tail) == 0;
+}
+
 int cmd_capture(int argc, char **argv)
 {
+    enum { OPT_SIZE = OPT_COMMAND, OPT_FPS, OPT_FORMAT, OPT_SECONDS, OPT_SNAPSHOT, OPT_OUTPUT_SIZE, OPT_CONTAINER };
+    static const struct option options[] = {
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"fps", required_argument, NULL, OPT_FPS},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"frames", required_argument, NULL, 'n'},
+        {"seconds", required_argument, NULL, OPT_SECONDS},
+        {"snapshot", required_argument, NULL, OPT_SNAPSHOT},
+        {"output", required_argument, NULL, 'o'},
+        {"output-size", required_argument, NULL, OPT_OUTPUT_SIZE},
+        {"container", required_argument, NULL, OPT_CONTAINER},
+        COMMON_OPTIONS,
+        {0, 0, 0, 0},
+    };
     struct devices d;
     const camcore_device_info *dev;
     camcore_capturer *cap = NULL;
@@ -305,68 +307,76 @@ int cmd_capture(int argc, char **argv)
     camcore_frame_callbacks cb;
     camcore_capture_format fmt;
     camcore_capture_stats stats;
+    camcore_fraction fps = {0, 0};
     struct capture c;
     const char *spec = NULL, *snapshot = NULL, *output = NULL;
-    uint32_t width = 0, height = 0, fps = 0, fourcc = 0, frames = 0, out_w = 0, out_h = 0;
+    uint32_t width = 0, height = 0, fourcc = 0, frames = 0, out_w = 0, out_h = 0;
     double seconds = 0, start_s, elapsed;
-    int rc = EXIT_OK, st, i, progress, have_frames = 0, have_seconds = 0, interrupted = 0;
+    int rc = EXIT_OK, st, opt, progress, have_frames = 0, have_seconds = 0, interrupted = 0;
+    int container = -1; /* 0 raw, 1 y4m; -1: from the output name */
+    int to_stdout, out_existed = 0, reader_gone = 0;
     char code[8], code2[8], a[32];
 
-    for (i = 0; i < argc; i++) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (opt[0] != '-' || !opt[1]) {
-            if (spec)
-                return usage_error("capture: more than one DEVICE ('%s', '%s')", spec, opt);
-            spec = opt;
-            continue;
-        }
-        if (strcmp(opt, "--size") && strcmp(opt, "--fps") && strcmp(opt, "--format") &&
-            strcmp(opt, "--frames") && strcmp(opt, "--seconds") && strcmp(opt, "--snapshot") &&
-            strcmp(opt, "--output") && strcmp(opt, "--output-size"))
-            return usage_error("capture: unknown option '%s'", opt);
-        if (val == NULL)
-            return usage_error("capture: %s needs a value", opt);
-        i++;
-        if (!strcmp(opt, "--output-size")) {
-            /* S38: frames scaled by camcore to WxH (in the captured format, or I420 from MJPEG). */
-            char *x = strchr(val, 'x');
-            char wbuf[16];
-            if (!x || (size_t)(x - val) >= sizeof wbuf)
+    while ((opt = getopt_long(argc, argv, COMMON_SHORT "n:o:", options, NULL)) != -1) {
+        const char *val = optarg;
+        switch (opt) {
+        case OPT_OUTPUT_SIZE:
+            if (parse_size(val, &out_w, &out_h))
                 return usage_error("capture: --output-size '%s' is not WIDTHxHEIGHT (e.g. 640x360)", val);
-            memcpy(wbuf, val, (size_t)(x - val));
-            wbuf[x - val] = 0;
-            if (parse_u32(wbuf, &out_w) || parse_u32(x + 1, &out_h) || !out_w || !out_h)
-                return usage_error("capture: --output-size '%s' is not WIDTHxHEIGHT (e.g. 640x360)", val);
-        } else if (!strcmp(opt, "--size")) {
-            char *x = strchr(val, 'x');
-            char wbuf[16];
-            if (!x || (size_t)(x - val) >= sizeof wbuf)
+            break;
+        case OPT_SIZE:
+            if (parse_size(val, &width, &height))
                 return usage_error("capture: --size '%s' is not WIDTHxHEIGHT (e.g. 640x480)", val);
-            memcpy(wbuf, val, (size_t)(x - val));
-            wbuf[x - val] = 0;
-            if (parse_u32(wbuf, &width) || parse_u32(x + 1, &height) || !width || !height)
-                return usage_error("capture: --size '%s' is not WIDTHxHEIGHT (e.g. 640x480)", val);
-        } else if (!strcmp(opt, "--fps")) {
-            if (parse_u32(val, &fps) || fps == 0 || fps > 1000)
-                return usage_error("capture: --fps '%s' is not a frame rate (1..1000)", val);
-        } else if (!strcmp(opt, "--format")) {
+            break;
+        case OPT_FPS:
+            if (parse_fps(val, &fps))
+                return usage_error("capture: --fps '%s' is not a frame rate (N or N/D, up to 1000)", val);
+            break;
+        case OPT_FORMAT:
+            if (!strcasecmp(val, "y4m")) {
+                container = 1;
+                break;
+            }
             if (parse_fourcc(val, &fourcc))
-                return usage_error("capture: --format '%s' is not a FourCC (e.g. YUYV, NV12, MJPG)", val);
-        } else if (!strcmp(opt, "--frames")) {
+                return usage_error("capture: --format '%s' is not a FourCC (e.g. YUYV, NV12, MJPG) or y4m", val);
+            break;
+        case 'n':
             if (parse_u32(val, &frames) || frames == 0)
                 return usage_error("capture: --frames '%s' is not a number from 1 to 4294967295", val);
             have_frames = 1;
-        } else if (!strcmp(opt, "--seconds")) {
+            break;
+        case OPT_SECONDS: {
             char *end;
             seconds = strtod(val, &end);
             if (*end || !(seconds > 0) || seconds > 1e6)
                 return usage_error("capture: --seconds '%s' is not a number of seconds above 0 (at most 1000000)", val);
             have_seconds = 1;
-        } else if (!strcmp(opt, "--snapshot")) {
-            snapshot = val;
-        } else {
-            output = val;
+            break;
         }
+        case OPT_SNAPSHOT:
+            snapshot = val;
+            break;
+        case 'o':
+            output = val;
+            break;
+        case OPT_CONTAINER:
+            if (!strcmp(val, "raw"))
+                container = 0;
+            else if (!strcmp(val, "y4m"))
+                container = 1;
+            else
+                return usage_error("capture: --container '%s': raw or y4m", val);
+            break;
+        default:
+            if ((rc = common_option("capture", capture_usage, opt, argv)) != OPTION_NEXT)
+                return rc == OPTION_MINE ? EXIT_USAGE : rc;
+            rc = EXIT_OK;
+        }
+    }
+    for (; optind < argc; optind++) {
+        if (spec)
+            return usage_error("capture: more than one DEVICE ('%s', '%s')", spec, argv[optind]);
+        spec = argv[optind];
     }
     if (have_frames && have_seconds)
         return usage_error("capture: give --frames or --seconds, not both");
@@ -374,6 +384,16 @@ int cmd_capture(int argc, char **argv)
         return usage_error("capture: %s needs a file name", snapshot && !*snapshot ? "--snapshot" : "--output");
     if (snapshot && output && !strcmp(snapshot, output))
         return usage_error("capture: --snapshot and --output name the same file '%s'", output);
+    if (snapshot && !strcmp(snapshot, "-"))
+        return usage_error("capture: --snapshot - is not supported: give a file name");
+    to_stdout = output && !strcmp(output, "-");
+    if (container < 0)
+        container = output && (to_stdout || ends_with(output, ".y4m"));
+    if (container == 1 && !output)
+        return usage_error("capture: a y4m container needs --output FILE or --output -");
+    if (to_stdout && isatty(STDOUT_FILENO))
+        return usage_error("capture: --output - writes video to stdout, which is a terminal; "
+                           "pipe it (| ffplay -) or redirect it (> file.y4m)");
     if (snapshot) {
         /* Find out now, not after the capture, that the picture cannot be saved. */
         int existed = access(snapshot, F_OK) == 0;
@@ -400,10 +420,9 @@ int cmd_capture(int argc, char **argv)
     camcore_preference_init(&pref);
     if (width)
         pref.width = width, pref.height = height;
-    if (fps)
-        pref.min_fps.numerator = pref.max_fps.numerator = fps, pref.min_fps.denominator =
-            pref.max_fps.denominator = 1;
-    pref.output_fourcc = fourcc;
+    if (fps.numerator)
+        pref.min_fps = pref.max_fps = fps;
+    pref.output_fourcc = fourcc ? fourcc : container == 1 ? CAMCORE_FOURCC_I420 : 0;
     memset(&set, 0, sizeof set);
     set.struct_size = sizeof set;
     st = camcore_manager_negotiate(d.manager, dev->id, &pref, &set);
@@ -416,35 +435,44 @@ int cmd_capture(int argc, char **argv)
     cfg.fourcc = fourcc ? fourcc : set.fourcc;
     cfg.width = width ? width : set.width;
     cfg.height = height ? height : set.height;
-    cfg.fps = set.fps;
-    if (fps)
-        cfg.fps.numerator = fps, cfg.fps.denominator = 1;
-    /* A compressed stream (MJPEG) has no pixels to write a PNG from: when
-     * only the picture is wanted, camcore decodes it (S8, TurboJPEG). With
-     * --output the raw stream is kept as captured instead. */
-    if (snapshot && !output && (cfg.fourcc == CAMCORE_FOURCC_MJPEG || cfg.fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G')))
-        cfg.output_fourcc = CAMCORE_FOURCC_RGB24;
+    cfg.fps = fps.numerator ? fps : set.fps;
     if (out_w) {
         /* An output size needs an output format (S38): the captured one, or
          * I420 from a compressed stream. Bad sizes are refused at start. */
-        if (!cfg.output_fourcc)
-            cfg.output_fourcc = cfg.fourcc == CAMCORE_FOURCC_MJPEG || cfg.fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G')
-                                    ? CAMCORE_FOURCC_I420 : cfg.fourcc;
+        cfg.output_fourcc = cfg.fourcc == CAMCORE_FOURCC_MJPEG || cfg.fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G')
+                                ? CAMCORE_FOURCC_I420 : cfg.fourcc;
         cfg.output_width = out_w;
         cfg.output_height = out_h;
     }
+    /* Y4M carries planar 4:2:0 here: camcore converts anything else (S8). */
+    if (container == 1 && (cfg.output_fourcc ? cfg.output_fourcc : cfg.fourcc) != CAMCORE_FOURCC_I420)
+        cfg.output_fourcc = CAMCORE_FOURCC_I420;
 
     memset(&c, 0, sizeof c);
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.cond, NULL);
     c.limit = have_frames ? frames : 0;
     c.keep = snapshot != NULL;
-    /* The file is opened without truncating it: a capture that fails to
-     * start leaves an existing file as it was (and removes one it created);
-     * one that ran cuts the file to what it wrote. */
-    int out_existed = output && access(output, F_OK) == 0;
-    if (output) {
-        int fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    c.y4m = container == 1;
+    c.full_range = cfg.fourcc == CAMCORE_FOURCC_MJPEG || cfg.fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G');
+    if (to_stdout) {
+        /* The video keeps the real stdout; everything the tool prints
+         * (summary, JSON) goes to stderr from now on. A reader that goes
+         * away (EPIPE) ends the capture. */
+        int fd = dup(STDOUT_FILENO);
+        if (fd < 0 || (c.out = fdopen(fd, "wb")) == NULL || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            errorf("cannot write to stdout: %s", strerror(errno));
+            free_devices(&d);
+            return EXIT_FAILED;
+        }
+        signal(SIGPIPE, SIG_IGN);
+    } else if (output) {
+        /* The file is opened without truncating it: a capture that fails to
+         * start leaves an existing file as it was (and removes one it created);
+         * one that ran cuts the file to what it wrote. */
+        int fd;
+        out_existed = access(output, F_OK) == 0;
+        fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
         if (fd < 0 || (c.out = fdopen(fd, "wb")) == NULL) {
             errorf("cannot create %s: %s", output, strerror(errno));
             if (fd >= 0)
@@ -453,9 +481,12 @@ int cmd_capture(int argc, char **argv)
             return EXIT_FAILED;
         }
     }
+    if (c.out)
+        setvbuf(c.out, NULL, _IOFBF, 1 << 20);
 
     st = camcore_capturer_open(d.manager, dev->id, &cap);
     if (st == CAMCORE_OK) {
+        c.cap = cap;
         camcore_frame_callbacks_init(&cb);
         cb.user_data = &c;
         cb.on_frame = on_frame;
@@ -477,7 +508,7 @@ int cmd_capture(int argc, char **argv)
         camcore_capturer_close(cap);
         if (c.out) {
             fclose(c.out);
-            if (!out_existed)
+            if (!to_stdout && !out_existed)
                 unlink(output);
         }
         free_devices(&d);
@@ -493,12 +524,12 @@ int cmd_capture(int argc, char **argv)
                 have_frames ? "" : have_seconds ? "" : " (Ctrl-C to stop)");
 
     catch_signals();
-    progress = isatty(STDERR_FILENO) && !g_json;
+    progress = isatty(STDERR_FILENO) && !g_json && !to_stdout;
     start_s = now_s();
     c.last_frame_s = start_s;
     for (;;) {
         struct timespec until;
-        int done, error_status;
+        int done, error_status, out_error;
         double last, wait_s = 0.2;
 
         /* Wake every 200 ms for the progress line, or when --seconds ends. */
@@ -509,16 +540,17 @@ int cmd_capture(int argc, char **argv)
         while (until.tv_nsec >= 1000000000L)
             until.tv_sec++, until.tv_nsec -= 1000000000L;
         pthread_mutex_lock(&c.lock);
-        if (!c.done && !c.error_status)
+        if (!c.done && !c.error_status && !c.out_error)
             pthread_cond_timedwait(&c.cond, &c.lock, &until);
         done = c.done;
         error_status = c.error_status;
+        out_error = c.out_error;
         last = c.last_frame_s;
         pthread_mutex_unlock(&c.lock);
         elapsed = now_s() - start_s;
         if (progress)
             print_progress(cap, elapsed);
-        if (done || error_status)
+        if (done || error_status || out_error)
             break;
         if (have_seconds && elapsed >= seconds)
             break;
@@ -553,12 +585,19 @@ int cmd_capture(int argc, char **argv)
             rc = EXIT_FAILED;
     }
     if (c.out) {
-        if ((fflush(c.out) != 0 || ftruncate(fileno(c.out), ftello(c.out)) != 0) && !c.out_error)
+        /* A file is cut to what this capture wrote; a pipe has no length. */
+        if (fflush(c.out) != 0 && !c.out_error)
+            c.out_error = errno;
+        if (!to_stdout && ftruncate(fileno(c.out), ftello(c.out)) != 0 && !c.out_error)
             c.out_error = errno;
         if (fclose(c.out) != 0 && !c.out_error)
             c.out_error = errno;
+        if (to_stdout && c.out_error == EPIPE) {
+            reader_gone = 1; /* the player was closed: the end, not a failure */
+            c.out_error = 0;
+        }
         if (c.out_error) {
-            errorf("cannot write %s: %s", output, strerror(c.out_error));
+            errorf("cannot write %s: %s", to_stdout ? "to stdout" : output, strerror(c.out_error));
             rc = EXIT_FAILED;
         }
     }
@@ -569,9 +608,10 @@ int cmd_capture(int argc, char **argv)
         } else {
             uint8_t *rgb = malloc((size_t)c.kept->width * c.kept->height * 3);
             if (rgb == NULL || frame_to_rgb(c.kept, rgb) != 0) {
-                errorf("cannot convert %s frames to PNG for --snapshot (capture with --format "
-                    "YUYV, I420, NV12, RGB3, BGR3 or GREY; an MJPEG snapshot works without --output)",
-                    fourcc_text(c.kept->fourcc, code));
+                char why[512];
+                snprintf(why, sizeof why, "%s", rgb ? camcore_last_error_message() : "out of memory");
+                errorf("cannot convert the %s frame to RGB for --snapshot: %s", fourcc_text(c.kept->fourcc, code),
+                       why);
                 rc = EXIT_FAILED;
             } else if (write_png(snapshot, c.kept->width, c.kept->height, rgb) != 0) {
                 rc = EXIT_FAILED;
@@ -601,18 +641,21 @@ int cmd_capture(int argc, char **argv)
             json_kv_str(&first, "snapshot", snapshot);
         if (output) {
             json_kv_str(&first, "output", output);
+            json_kv_str(&first, "container", container == 1 ? "y4m" : "raw");
             json_kv_int(&first, "output_bytes", (long long)c.out_bytes);
+            if (to_stdout)
+                json_kv_bool(&first, "reader_closed", reader_gone);
         }
         json_kv_int(&first, "exit_code", rc);
         printf("}\n");
     } else {
         printf("Captured %" PRIu64 " frames from %s (%s) in %.2f s%s\n", c.frames,
-               dev->name, dev->node, elapsed, interrupted ? " (interrupted)" : "");
+               dev->name, dev->node, elapsed, interrupted ? " (interrupted)" : reader_gone ? " (the reader closed the pipe)" : "");
         printf("  format    %s %" PRIu32 "x%" PRIu32 " at %s fps",
                fourcc_text(fmt.source_fourcc ? fmt.source_fourcc : fmt.fourcc, code),
                fmt.width, fmt.height, fps_text(fmt.fps, a, sizeof a));
         if (fmt.source_fourcc && fmt.source_fourcc != fmt.fourcc)
-            printf(" (decoded to %s)", fourcc_text(fmt.fourcc, code2));
+            printf(" (%s to %s)", c.full_range ? "decoded" : "converted", fourcc_text(fmt.fourcc, code2));
         if (fmt.adjusted)
             printf(" (adjusted from %s %" PRIu32 "x%" PRIu32 ":%s%s%s)",
                    fourcc_text(cfg.fourcc, code2), cfg.width, cfg.height,
@@ -626,8 +669,13 @@ int cmd_capture(int argc, char **argv)
                    c.kept->height);
         if (output && !c.out_error) {
             const char *pf = ffmpeg_pixfmt(fmt.fourcc);
-            printf("  output    %s (%" PRIu64 " bytes)\n", output, c.out_bytes);
-            if (pf)
+            printf("  output    %s (%" PRIu64 " bytes%s)\n", to_stdout ? "stdout" : output, c.out_bytes,
+                   container == 1 ? ", Y4M" : "");
+            if (to_stdout)
+                ;
+            else if (container == 1)
+                printf("  play it   ffplay %s\n", output);
+            else if (pf)
                 printf("  play it   ffplay -f rawvideo -pixel_format %s -video_size %" PRIu32 "x%" PRIu32
                        " -framerate %s %s\n", pf, fmt.width, fmt.height, fps_text(fmt.fps, a, sizeof a),
                        output);

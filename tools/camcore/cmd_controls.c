@@ -259,15 +259,38 @@ static void print_control_json(camcore_capturer *cap, const camcore_control_info
     printf("]}");
 }
 
+const char controls_usage[] =
+    "usage: " PROGRAM " controls [DEVICE] [--set NAME=VALUE ...] [--json]\n"
+    "\n"
+    "Lists a camera's controls (brightness, exposure, focus, ...) with type,\n"
+    "value, range, step, default, flags and menu items; or sets some.\n"
+    "DEVICE: an index from `" PROGRAM " list`, an id or a node; default: the first camera.\n"
+    "\n"
+    "Options:\n"
+    "  --set NAME=VALUE  set a control (repeatable, in order). NAME: the short name\n"
+    "                shown (brightness), the full name, or the id (0x00980900).\n"
+    "                VALUE: a number, 0x... hex, true/false, a menu item's name, or\n"
+    "                for a string control its text. A value out of range, a\n"
+    "                read-only or inactive control is an error, never a no-op.\n"
+    "  --json        one JSON document\n"
+    "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
+    "  -h, --help    this help\n";
+
 int cmd_controls(int argc, char **argv)
 {
+    enum { OPT_SET = OPT_COMMAND };
+    static const struct option options[] = {
+        {"set", required_argument, NULL, OPT_SET},
+        COMMON_OPTIONS,
+        {0, 0, 0, 0},
+    };
     struct devices d;
     const camcore_device_info *dev;
     camcore_capturer *cap = NULL;
     camcore_control_list *list = NULL;
     const char *spec = NULL;
     const char **sets = NULL;
-    int nsets = 0, i, rc = EXIT_OK, st;
+    int nsets = 0, i, rc = EXIT_OK, st, c;
     size_t k;
 
     sets = calloc((size_t)argc + 1, sizeof *sets);
@@ -275,24 +298,31 @@ int cmd_controls(int argc, char **argv)
         errorf("out of memory");
         return EXIT_FAILED;
     }
-    for (i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--set")) {
-            if (i + 1 >= argc || !strchr(argv[i + 1], '=')) {
+    while ((c = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1) {
+        if (c == OPT_SET) {
+            if (!strchr(optarg, '=')) {
                 free(sets);
                 return usage_error("controls: --set needs NAME=VALUE (e.g. --set brightness=200)");
             }
-            sets[nsets++] = argv[++i];
-        } else if (!strncmp(argv[i], "--set=", 6) && strchr(argv[i] + 6, '=')) {
-            sets[nsets++] = argv[i] + 6;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            free(sets);
-            return usage_error("controls: unknown option '%s'", argv[i]);
-        } else if (spec) {
-            free(sets);
-            return usage_error("controls: more than one DEVICE ('%s', '%s')", spec, argv[i]);
-        } else {
-            spec = argv[i];
+            sets[nsets++] = optarg;
+            continue;
         }
+        if (c == ':' && argv[optind - 1] && strncmp(argv[optind - 1], "--set", 5) == 0) {
+            free(sets);
+            return usage_error("controls: --set needs NAME=VALUE (e.g. --set brightness=200)");
+        }
+        if ((rc = common_option("controls", controls_usage, c, argv)) != OPTION_NEXT) {
+            free(sets);
+            return rc == OPTION_MINE ? EXIT_USAGE : rc;
+        }
+    }
+    rc = EXIT_OK;
+    for (; optind < argc; optind++) {
+        if (spec) {
+            free(sets);
+            return usage_error("controls: more than one DEVICE ('%s', '%s')", spec, argv[optind]);
+        }
+        spec = argv[optind];
     }
     if ((rc = load_devices(&d, 1)) != EXIT_OK) {
         free(sets);

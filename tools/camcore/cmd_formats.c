@@ -40,23 +40,39 @@ static void print_rates(const camcore_format *f)
     }
 }
 
+const char formats_usage[] =
+    "usage: " PROGRAM " formats [DEVICE] [--json]\n"
+    "\n"
+    "Lists a camera's pixel formats (FourCCs as v4l2-ctl writes them: YUYV, MJPG,\n"
+    "'Y16 -BE' for a big-endian one), frame sizes and frame rates, as the driver\n"
+    "enumerates them; stepwise and continuous ranges stay ranges.\n"
+    "DEVICE: an index from `" PROGRAM " list`, an id or a node; default: the first camera.\n"
+    "\n"
+    "Options:\n"
+    "  --json        one JSON document; each rate as a number and an exact fraction\n"
+    "                (\"fps\": [29.97], \"fps_exact\": [{\"num\": 30000, \"den\": 1001}])\n"
+    "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
+    "  -h, --help    this help\n";
+
 int cmd_formats(int argc, char **argv)
 {
+    static const struct option options[] = {COMMON_OPTIONS, {0, 0, 0, 0}};
     struct devices d;
     const camcore_device_info *dev;
     camcore_format_list *fl = NULL;
     const char *spec = NULL;
     size_t i;
     uint32_t j;
-    int rc, st;
+    int rc, st, c;
     char code[8];
 
-    for (i = 0; i < (size_t)argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1])
-            return usage_error("formats: unknown option '%s'", argv[i]);
+    while ((c = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1)
+        if ((rc = common_option("formats", formats_usage, c, argv)) != OPTION_NEXT)
+            return rc == OPTION_MINE ? EXIT_USAGE : rc;
+    for (; optind < argc; optind++) {
         if (spec)
-            return usage_error("formats: more than one DEVICE ('%s', '%s')", spec, argv[i]);
-        spec = argv[i];
+            return usage_error("formats: more than one DEVICE ('%s', '%s')", spec, argv[optind]);
+        spec = argv[optind];
     }
     if ((rc = load_devices(&d, 1)) != EXIT_OK)
         return rc;
@@ -94,12 +110,12 @@ int cmd_formats(int argc, char **argv)
             printf(", \"fps\": [");
             for (j = 0; j < f->rate_count; j++) {
                 printf("%s", j ? ", " : "");
-                if (f->rates[j].denominator && f->rates[j].numerator % f->rates[j].denominator == 0)
-                    printf("%" PRIu32, f->rates[j].numerator / f->rates[j].denominator);
-                else if (f->rates[j].denominator)
-                    printf("%.6g", (double)f->rates[j].numerator / f->rates[j].denominator);
-                else
-                    printf("null");
+                json_fps_number(f->rates[j]);
+            }
+            printf("], \"fps_exact\": [");
+            for (j = 0; j < f->rate_count; j++) {
+                printf("%s", j ? ", " : "");
+                json_fraction(f->rates[j]);
             }
             printf("]");
             json_kv_fps(&first, "min_fps", f->min_fps);

@@ -6,14 +6,32 @@
 #include <stdio.h>
 #include <string.h>
 
+const char list_usage[] =
+    "usage: " PROGRAM " list [--json]\n"
+    "\n"
+    "Lists the cameras: index, id, name, type (builtin, external, virtual),\n"
+    "position (front, back, external, unknown), node and backend. Only video\n"
+    "capture nodes are cameras (no metadata, output or codec nodes). With no\n"
+    "camera, camcore's synthetic camera (a test pattern) is listed as index 0.\n"
+    "The index, the id or the node names a camera for the other commands.\n"
+    "\n"
+    "Options:\n"
+    "  --json        one JSON document: {\"devices\": [{\"index\": 0, \"id\": ...}]}\n"
+    "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
+    "  -h, --help    this help\n";
+
 int cmd_list(int argc, char **argv)
 {
+    static const struct option options[] = {COMMON_OPTIONS, {0, 0, 0, 0}};
     struct devices d;
     size_t i;
-    int rc, wid = 2, wname = 4, wnode = 4;
+    int rc, c, wid = 2, wname = 4, wnode = 4;
 
-    if (argc > 0)
-        return usage_error("list: unexpected argument '%s'", argv[0]);
+    while ((c = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1)
+        if ((rc = common_option("list", list_usage, c, argv)) != OPTION_NEXT)
+            return rc == OPTION_MINE ? EXIT_USAGE : rc;
+    if (optind < argc)
+        return usage_error("list: unexpected argument '%s'", argv[optind]);
     if ((rc = load_devices(&d, 1)) != EXIT_OK)
         return rc;
     if (g_json) {

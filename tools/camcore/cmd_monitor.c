@@ -168,16 +168,33 @@ static void monitor_by_polling(camcore_manager *m, camcore_device_list *prev)
     camcore_device_list_free(prev);
 }
 
+const char monitor_usage[] =
+    "usage: " PROGRAM " monitor [--json]\n"
+    "\n"
+    "Prints the cameras present, then each camera connected or disconnected\n"
+    "(udev hot-plug events; polling every 500 ms where udev has no monitor),\n"
+    "and camera-portal permission changes, until Ctrl-C. Lines: time, event\n"
+    "(present, connected, disconnected), type, name, id.\n"
+    "\n"
+    "Options:\n"
+    "  --json        one JSON object per event and line\n"
+    "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
+    "  -h, --help    this help\n";
+
 int cmd_monitor(int argc, char **argv)
 {
+    static const struct option options[] = {COMMON_OPTIONS, {0, 0, 0, 0}};
     camcore_manager *m = NULL;
     camcore_device_list *list = NULL;
     camcore_hotplug_callbacks cb;
     size_t i;
-    int st, hotplug;
+    int st, hotplug, c, rc;
 
-    if (argc > 0)
-        return usage_error("monitor: unexpected argument '%s'", argv[0]);
+    while ((c = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1)
+        if ((rc = common_option("monitor", monitor_usage, c, argv)) != OPTION_NEXT)
+            return rc == OPTION_MINE ? EXIT_USAGE : rc;
+    if (optind < argc)
+        return usage_error("monitor: unexpected argument '%s'", argv[optind]);
     catch_signals();
     camcore_manager_config mcfg;
     camcore_manager_config_init(&mcfg);

@@ -48,16 +48,32 @@ void json_kv_bool(int *first, const char *key, int value)
     *first = 0;
 }
 
-/* A frame rate as a JSON number (30, 29.97) or null. */
-void json_kv_fps(int *first, const char *key, camcore_fraction f)
+void json_fps_number(camcore_fraction f)
 {
-    printf("%s\"%s\": ", *first ? "" : ", ", key);
     if (f.denominator == 0 || f.numerator == 0)
         printf("null");
     else if (f.numerator % f.denominator == 0)
         printf("%" PRIu32, f.numerator / f.denominator);
     else
         printf("%.6g", (double)f.numerator / f.denominator);
+}
+
+void json_fraction(camcore_fraction f)
+{
+    if (f.denominator == 0)
+        printf("null");
+    else
+        printf("{\"num\": %" PRIu32 ", \"den\": %" PRIu32 "}", f.numerator, f.denominator);
+}
+
+/* The decimal for people and plots, the exact fraction beside it: 30000/1001
+ * is not 29.97, and a program comparing rates needs the fraction. */
+void json_kv_fps(int *first, const char *key, camcore_fraction f)
+{
+    printf("%s\"%s\": ", *first ? "" : ", ", key);
+    json_fps_number(f);
+    printf(", \"%s_exact\": ", key);
+    json_fraction(f);
     *first = 0;
 }
 

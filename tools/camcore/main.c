@@ -8,12 +8,14 @@
  *   camcore controls [DEVICE] [--set NAME=VALUE ...]
  *
  * Written only against the public C API (include/camcore.h): it is
- * libcamcore's first user. `camcore --help` says everything; exit codes
- * are listed there too.
+ * libcamcore's first user. `camcore --help` and `camcore COMMAND --help`
+ * say everything (the man page camcore(1), camcore.1 here, says it too);
+ * exit codes are listed there.
  *
  * This file: usage, the global options and the command dispatch; each
- * command is in cmd_<name>.c, JSON output in json.c, what they share in
- * tool.c (declared in camcore_tool.h).
+ * command is in cmd_<name>.c with its getopt_long table and --help text,
+ * JSON output in json.c, what they share in tool.c (declared in
+ * camcore_tool.h).
  *
  * Build: make (pkg-config finds camcore and libpng).
  */
@@ -27,129 +29,120 @@ int g_json;
 int g_backend; /* CAMCORE_BACKEND_AUTO */
 int g_portal;  /* CAMCORE_PORTAL_AUTO */
 
-static void usage(FILE *out)
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+} commands[] = {
+    {"list", cmd_list, list_usage},
+    {"formats", cmd_formats, formats_usage},
+    {"capture", cmd_capture, capture_usage},
+    {"monitor", cmd_monitor, monitor_usage},
+    {"controls", cmd_controls, controls_usage},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const char main_usage[] =
+    "usage: " PROGRAM " [OPTIONS] COMMAND [ARGS]\n"
+    "\n"
+    "Commands (" PROGRAM " COMMAND --help for each one's options):\n"
+    "  list                       cameras: index, id, name, type, position, node\n"
+    "  formats [DEVICE]           pixel formats, frame sizes and frame rates\n"
+    "  capture [DEVICE] [--size WxH] [--fps N[/D]] [--format FOURCC]\n"
+    "          [--frames N | --seconds S] [--snapshot FILE.png]\n"
+    "          [--output FILE|-] [--container raw|y4m] [--output-size WxH]\n"
+    "                             capture frames with a live progress line and a\n"
+    "                             summary; write them raw or as Y4M (--output -:\n"
+    "                             to stdout, e.g. | ffplay -), the last as PNG\n"
+    "  monitor                    print the cameras present, then each camera\n"
+    "                             connected or disconnected, until Ctrl-C\n"
+    "  controls [DEVICE] [--set NAME=VALUE ...]\n"
+    "                             list the controls with values and ranges, or set\n"
+    "                             some\n"
+    "\n"
+    "DEVICE is a camera id, a device node (/dev/video0) or an index from `list`.\n"
+    "Default: the first camera, or camcore's synthetic camera (a test pattern)\n"
+    "when there is none.\n"
+    "\n"
+    "Options (before or after the command):\n"
+    "  --backend B  where cameras come from (S33): auto (PipeWire in a sandbox, else\n"
+    "               V4L2; CAMCORE_BACKEND overrides it), v4l2, pipewire, both\n"
+    "  --portal P   when PipeWire is reached through the camera portal (S35): auto\n"
+    "               (in a sandbox; CAMCORE_PORTAL overrides it), never, always. The\n"
+    "               tool then asks for camera access first and waits up to 120 s\n"
+    "               for the answer (exit code 4 when it is refused)\n"
+    "  --json       machine-readable output (one JSON document; `monitor` prints\n"
+    "               one JSON object per line); frame rates as a number and, beside\n"
+    "               it, the exact fraction: \"fps\": 29.97, \"fps_exact\": {\"num\":\n"
+    "               30000, \"den\": 1001}\n"
+    "  -h, --help   this help\n"
+    "  --version    the tool's and the library's version\n"
+    "\n"
+    "Options take their value as --frames 10 or --frames=10; -- ends the options.\n"
+    "FourCCs are written as v4l2-ctl writes them (YUYV, YU12, MJPG, 'Y16 -BE').\n"
+    "\n"
+    "Exit codes: 0 ok, 1 operation failed, 2 bad command line or value,\n"
+    "            3 no such camera (or it went away), 4 camera busy or no permission.\n"
+    "\n"
+    "See camcore(1).\n";
+
+static const struct command *find_command(const char *name)
 {
-    fprintf(out,
-        "usage: " PROGRAM " [--json] COMMAND [ARGS]\n"
-        "\n"
-        "Commands:\n"
-        "  list                       cameras: index, id, name, type, position, node\n"
-        "  formats [DEVICE]           pixel formats, frame sizes and frame rates\n"
-        "  capture [DEVICE] [--size WxH] [--fps N] [--format FOURCC]\n"
-        "          [--frames N | --seconds S] [--snapshot FILE.png] [--output FILE]\n"
-        "          [--output-size WxH]\n"
-        "                             capture frames with a live progress line on a\n"
-        "                             terminal and a summary at the end. Without\n"
-        "                             --frames/--seconds it runs until Ctrl-C (30 frames\n"
-        "                             when only --snapshot is given). Unset settings are\n"
-        "                             negotiated (1280x720, 15-30 fps by default).\n"
-        "                             --output-size has camcore scale the frames (S38;\n"
-        "                             in the captured format, I420 from MJPEG).\n"
-        "                             --snapshot writes the last frame as PNG (an MJPEG\n"
-        "                             camera's frames are decoded for it unless --output\n"
-        "                             is given); --output writes the raw frames, rows\n"
-        "                             unpadded.\n"
-        "  monitor                    print the cameras present, then each camera\n"
-        "                             connected or disconnected (udev hot-plug events;\n"
-        "                             polling every 500 ms where udev has no monitor),\n"
-        "                             until Ctrl-C\n"
-        "  controls [DEVICE] [--set NAME=VALUE ...]\n"
-        "                             list the controls with values and ranges, or set\n"
-        "                             some. NAME: the short name shown (brightness), the\n"
-        "                             full name, or the id (0x00980900). VALUE: a number,\n"
-        "                             0x... hex, true/false, a menu item's name, or for\n"
-        "                             a string control its text.\n"
-        "\n"
-        "DEVICE is a camera id, a device node (/dev/video0) or an index from `list`.\n"
-        "Default: the first camera, or camcore's synthetic camera (a test pattern)\n"
-        "when there is none.\n"
-        "\n"
-        "Options:\n"
-        "  --backend B  where cameras come from (S33): auto (PipeWire in a sandbox, else\n"
-        "               V4L2; CAMCORE_BACKEND overrides it), v4l2, pipewire, both\n"
-        "  --portal P   when PipeWire is reached through the camera portal (S35): auto\n"
-        "               (in a sandbox; CAMCORE_PORTAL overrides it), never, always. The\n"
-        "               tool then asks for camera access first and waits up to 120 s\n"
-        "               for the answer (exit code 4 when it is refused)\n"
-        "  --json       machine-readable output (one JSON document; `monitor` prints\n"
-        "               one JSON object per line)\n"
-        "  -h, --help   this help\n"
-        "  --version    the tool's and the library's version\n"
-        "\n"
-        "Exit codes: 0 ok, 1 operation failed, 2 bad command line or value,\n"
-        "            3 no such camera (or it went away), 4 camera busy or no permission.\n");
+    size_t i;
+
+    for (i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    const char *command = NULL;
-    char **args;
-    int nargs = 0, i, rc;
+    static const struct option options[] = {
+        {"version", no_argument, NULL, OPT_VERSION},
+        COMMON_OPTIONS,
+        {0, 0, 0, 0},
+    };
+    const struct command *cmd;
+    int c, rc;
 
-    args = calloc((size_t)argc + 1, sizeof *args);
-    if (args == NULL)
-        return EXIT_FAILED;
-    /* Global options may come anywhere; the first other word is the command. */
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
-            g_json = 1;
-        } else if (!strcmp(argv[i], "--backend") || !strncmp(argv[i], "--backend=", 10)) {
-            static const char *const names[] = { "auto", "v4l2", "pipewire", "both" };
-            const char *v = argv[i][9] == '=' ? argv[i] + 10 : (i + 1 < argc ? argv[++i] : "");
-            int k;
-            for (k = 0; k < 4 && strcmp(v, names[k]) != 0; k++)
-                ;
-            if (k == 4) {
-                free(args);
-                return usage_error("--backend '%s': one of auto, v4l2, pipewire, both", v);
-            }
-            g_backend = k;
-        } else if (!strcmp(argv[i], "--portal") || !strncmp(argv[i], "--portal=", 9)) {
-            static const char *const names[] = { "auto", "never", "always" };
-            const char *v = argv[i][8] == '=' ? argv[i] + 9 : (i + 1 < argc ? argv[++i] : "");
-            int k;
-            for (k = 0; k < 3 && strcmp(v, names[k]) != 0; k++)
-                ;
-            if (k == 3) {
-                free(args);
-                return usage_error("--portal '%s': one of auto, never, always", v);
-            }
-            g_portal = k;
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
-            usage(stdout);
-            free(args);
-            return EXIT_OK;
-        } else if (!strcmp(argv[i], "--version")) {
+    /* Global options up to the command ("+": stop at the first word that
+     * is not an option); each command scans the rest with its own table. */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+" COMMON_SHORT, options, NULL)) != -1) {
+        if (c == OPT_VERSION) {
             printf(PROGRAM " %d.%d.%d, libcamcore %s\n", CAMCORE_VERSION_MAJOR, CAMCORE_VERSION_MINOR,
                    CAMCORE_VERSION_PATCH, camcore_version_string());
-            free(args);
             return EXIT_OK;
-        } else if (command == NULL && argv[i][0] != '-') {
-            command = argv[i];
-        } else if (command == NULL) {
-            free(args);
-            return usage_error("unknown option '%s' (a COMMAND comes first)", argv[i]);
-        } else {
-            args[nargs++] = argv[i];
         }
+        rc = common_option(NULL, main_usage, c, argv);
+        if (rc == OPTION_MINE)
+            rc = usage_error("unknown option '%s'", argv[optind - 1]);
+        if (rc != OPTION_NEXT)
+            return rc;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (command == NULL) {
-        usage(stderr);
-        rc = EXIT_USAGE;
-    } else if (!strcmp(command, "list")) {
-        rc = cmd_list(nargs, args);
-    } else if (!strcmp(command, "formats")) {
-        rc = cmd_formats(nargs, args);
-    } else if (!strcmp(command, "capture")) {
-        rc = cmd_capture(nargs, args);
-    } else if (!strcmp(command, "monitor")) {
-        rc = cmd_monitor(nargs, args);
-    } else if (!strcmp(command, "controls")) {
-        rc = cmd_controls(nargs, args);
-    } else {
-        rc = usage_error("unknown command '%s' (list, formats, capture, monitor, controls)", command);
+    if (optind >= argc) {
+        command_usage(main_usage, stderr);
+        return EXIT_USAGE;
     }
-    free(args);
-    return rc;
+    if (strcmp(argv[optind], "help") == 0) {
+        /* `camcore help` and `camcore help COMMAND` */
+        if (optind + 1 >= argc) {
+            command_usage(main_usage, stdout);
+            return EXIT_OK;
+        }
+        if ((cmd = find_command(argv[optind + 1])) == NULL)
+            return usage_error("unknown command '%s' (list, formats, capture, monitor, controls)", argv[optind + 1]);
+        command_usage(cmd->usage, stdout);
+        return EXIT_OK;
+    }
+    if ((cmd = find_command(argv[optind])) == NULL)
+        return usage_error("unknown command '%s' (list, formats, capture, monitor, controls)", argv[optind]);
+    g_command = cmd->name;
+    /* The command sees argv[0] = its name, as getopt expects. */
+    argc -= optind;
+    argv += optind;
+    optind = 0; /* glibc: start a new scan */
+    return cmd->run(argc, argv);
 }

@@ -57,14 +57,63 @@ void errorf(const char *fmt, ...)
     va_end(ap);
 }
 
+const char *g_command;
+
 int usage_error(const char *fmt, ...)
 {
+    char tail[64];
     va_list ap;
 
+    snprintf(tail, sizeof tail, "\nTry '" PROGRAM "%s%s --help'.\n", g_command ? " " : "", g_command ? g_command : "");
     va_start(ap, fmt);
-    report("\nTry '" PROGRAM " --help'.\n", fmt, ap);
+    report(tail, fmt, ap);
     va_end(ap);
     return EXIT_USAGE;
+}
+
+void command_usage(const char *usage, FILE *out)
+{
+    fputs(usage, out);
+}
+
+int common_option(const char *command, const char *usage, int c, char **argv)
+{
+    static const char *const backends[] = {"auto", "v4l2", "pipewire", "both"};
+    static const char *const portals[] = {"auto", "never", "always"};
+    int k;
+
+    switch (c) {
+    case 'h':
+        command_usage(usage, stdout);
+        return EXIT_OK;
+    case OPT_JSON:
+        g_json = 1;
+        return OPTION_NEXT;
+    case OPT_BACKEND:
+        for (k = 0; k < 4 && strcmp(optarg, backends[k]) != 0; k++)
+            ;
+        if (k == 4)
+            return usage_error("--backend '%s': one of auto, v4l2, pipewire, both", optarg);
+        g_backend = k;
+        return OPTION_NEXT;
+    case OPT_PORTAL:
+        for (k = 0; k < 3 && strcmp(optarg, portals[k]) != 0; k++)
+            ;
+        if (k == 3)
+            return usage_error("--portal '%s': one of auto, never, always", optarg);
+        g_portal = k;
+        return OPTION_NEXT;
+    case ':':
+        return usage_error("%s%s%s needs a value", command ? command : "", command ? ": " : "",
+                           argv[optind - 1]);
+    case '?':
+        if (optopt && optopt < 0x100)
+            return usage_error("%s%sunknown option '-%c'", command ? command : "", command ? ": " : "", optopt);
+        return usage_error("%s%sunknown option '%s'", command ? command : "", command ? ": " : "",
+                           argv[optind - 1]);
+    default:
+        return OPTION_MINE;
+    }
 }
 
 int exit_code(int status)
@@ -159,6 +208,57 @@ const char *fps_text(camcore_fraction f, char *buf, size_t size)
     else
         snprintf(buf, size, "%.3g", (double)f.numerator / f.denominator);
     return buf;
+}
+
+int parse_fourcc(const char *text, uint32_t *out)
+{
+    static const struct {
+        const char *alias, *code;
+    } aliases[] = {{"I420", "YU12"}, {"MJPEG", "MJPG"}, {"RGB24", "RGB3"}, {"BGR24", "BGR3"},
+                   {"RGBA", "AB24"}};
+    char c[4] = {' ', ' ', ' ', ' '};
+    size_t i, n = strlen(text);
+    uint32_t big_endian = 0;
+
+    /* v4l2-ctl's name of a big-endian format: the code, then "-BE" ("Y16 -BE"). */
+    if (n > 3 && strcasecmp(text + n - 3, "-BE") == 0) {
+        big_endian = 1u << 31;
+        n -= 3;
+        while (n > 0 && text[n - 1] == ' ')
+            n--;
+    }
+    for (i = 0; i < sizeof aliases / sizeof aliases[0] && !big_endian; i++)
+        if (strcasecmp(text, aliases[i].alias) == 0)
+            text = aliases[i].code, n = 4;
+    if (n == 0 || n > 4)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (!isprint((unsigned char)text[i]))
+            return -1;
+        c[i] = (char)toupper((unsigned char)text[i]);
+    }
+    *out = CAMCORE_FOURCC(c[0], c[1], c[2], c[3]) | big_endian;
+    return 0;
+}
+
+int parse_fps(const char *text, camcore_fraction *out)
+{
+    char num[16];
+    const char *slash = strchr(text, '/');
+    size_t n = slash ? (size_t)(slash - text) : strlen(text);
+    uint32_t a, b = 1;
+
+    if (n == 0 || n >= sizeof num)
+        return -1;
+    memcpy(num, text, n);
+    num[n] = 0;
+    if (parse_u32(num, &a) || (slash && parse_u32(slash + 1, &b)) || a == 0 || b == 0)
+        return -1;
+    if ((double)a / b > 1000.0)
+        return -1;
+    out->numerator = a;
+    out->denominator = b;
+    return 0;
 }
 
 int parse_u32(const char *text, uint32_t *out)

@@ -71,3 +71,41 @@ public func cabi_frame_release(_ frame: UnsafePointer<camcore_frame>?) {
     arena.free(box)
     Unmanaged<RetainedFrame>.fromOpaque(token).release()
 }
+
+@_cdecl("camcore_frame_convert")
+public func cabi_frame_convert(_ frame: UnsafePointer<camcore_frame>?, _ fourcc: UInt32, _ width: UInt32,
+                               _ height: UInt32, _ buffer: UnsafeMutableRawPointer?, _ size: Int) -> Int32 {
+    let fn = "camcore_frame_convert"
+    guard let frame else { return invalid("\(fn): frame is NULL") }
+    guard let buffer else { return invalid("\(fn): buffer is NULL") }
+    guard (width == 0) == (height == 0) else {
+        return invalid("\(fn): output size \(width)x\(height): give both sides, or 0x0 for the frame's own size")
+    }
+    // A camcore frame (borrowed or retained) is pinned while it is read, so
+    // its buffer stays delivered; a stale box is refused unread. Anything
+    // else is an app's frame, checked like camcore_session_push_frame's.
+    let raw = UnsafeRawPointer(frame)
+    var pinned: (FrameBoxes.Arena, FrameBoxes.Box)?
+    if FrameBoxes.isBox(raw) {
+        guard let (arena, box, _) = FrameBoxes.pin(raw) else {
+            return invalid("\(fn): a borrowed frame whose callback has returned, or a released frame; convert it during the callback or retain it")
+        }
+        pinned = (arena, box)
+    }
+    defer { if let (arena, box) = pinned { arena.unpin(box) } }
+    do {
+        let c = try Versioned.frame.read(frame, over: camcore_frame(), fn, "frame")
+        let f = try FrameBox.frame(from: c, fn)
+        let w = width == 0 ? f.width : Int(width), h = height == 0 ? f.height : Int(height)
+        do {
+            _ = try f.convert(to: FourCC(rawValue: fourcc), width: w, height: h, into: buffer, capacity: max(size, 0))
+        } catch {
+            let status = fail(error)
+            LastError.set("\(fn): \(error.message)")
+            return status
+        }
+        return 0
+    } catch {
+        return fail(error)
+    }
+}

@@ -573,6 +573,7 @@ PROTOTYPES: List[Tuple[str, Any, List[Any]]] = [
     # Frames and the capturer
     ("camcore_frame_retain", frame_p, [frame_p]),
     ("camcore_frame_release", None, [frame_p]),
+    ("camcore_frame_convert", c_int, [frame_p, c_uint32, c_uint32, c_uint32, c_void_p, c_size_t]),
     ("camcore_frame_callbacks_init", None, [POINTER(camcore_frame_callbacks)]),
     ("camcore_capture_config_init", None, [POINTER(camcore_capture_config)]),
     ("camcore_capturer_open", c_int, [manager_p, c_char_p, POINTER(capturer_p)]),

@@ -1,0 +1,1227 @@
+/*
+ * camcore.hpp — a header-only C++17 wrapper of camcore.h.
+ *
+ * The same library, the C++ way:
+ *
+ *   - RAII handles: camcore::manager, camcore::capturer, camcore::session
+ *     and camcore::frame (a retained frame) are move-only and free, close
+ *     or release what they hold in their destructor.
+ *   - Errors are exceptions: every failed call throws camcore::error,
+ *     carrying the CAMCORE_E_* status (code()), its name and the library's
+ *     message for the calling thread (what()).
+ *   - Frames are read through views: frame_view::plane(i) is a plane_view,
+ *     a std::span-like view of the plane's bytes with its stride and rows
+ *     (row(y) is one row without its padding).
+ *   - Callbacks are lambdas (any callable). The wrapper owns them: they
+ *     live as long as the object they were given to and are destroyed
+ *     only after camcore guarantees that no call of them is running or
+ *     will come (after stop, close, free, or the replacing call returned).
+ *     A callback must not throw through C: an exception a capturer's
+ *     frame callback throws is caught, kept, and rethrown by the next
+ *     capturer::stop(); the other callbacks' exceptions are caught and
+ *     dropped. A callback replaced or removed from inside a callback (a
+ *     preview removing itself) is kept until its session is freed, as
+ *     camcore may still be running it. Closing or freeing an object from
+ *     inside its own callback throws CAMCORE_E_WOULD_DEADLOCK (camcore
+ *     would wait for that very callback); its destructor there leaves it
+ *     alive and leaks it rather than free what is running.
+ *
+ * Threads: a callback runs on a camcore thread (see camcore.h for which);
+ * guard what it shares with your other threads. One wrapper object is not
+ * meant to be used from two threads at once (as with std containers); the
+ * calls into camcore themselves are thread-safe as camcore.h says.
+ *
+ *     camcore::manager m(camcore::synthetic::when_no_camera);
+ *     auto devices = m.devices();
+ *     auto cap = m.open(devices.at(0).id);
+ *     camcore_capture_config cfg = camcore::capture_config();
+ *     cap.start(cfg, [](const camcore::frame_view &f) {
+ *         auto y = f.plane(0);          // bytes, stride, rows
+ *         use(y.row(0));                // one row, no padding
+ *     });
+ *     ...
+ *     cap.stop();                       // rethrows a callback's exception
+ *
+ * Needs C++17, camcore.h next to it, and linking with -lcamcore
+ * (pkg-config camcore, or CMake's camcore::camcore).
+ */
+#ifndef CAMCORE_HPP
+#define CAMCORE_HPP
+
+#include <camcore.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace camcore {
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+/** A failed camcore call: the status, and what camcore said about it. */
+class error : public std::runtime_error {
+public:
+    /** call: what failed; status: its CAMCORE_E_* code; detail: the message. */
+    error(const std::string &call, int status, const std::string &detail)
+        : std::runtime_error(call + ": " + camcore_strerror(status) + (detail.empty() ? "" : ": " + detail)),
+          status_(status), detail_(detail) {}
+    /** The CAMCORE_E_* status (negative). */
+    int code() const noexcept { return status_; }
+    /** camcore_strerror(code()): "CAMCORE_E_BUSY: device busy". */
+    const char *name() const noexcept { return camcore_strerror(status_); }
+    /** camcore_last_error_message() at the time of the failure. */
+    const std::string &detail() const noexcept { return detail_; }
+
+private:
+    int status_;
+    std::string detail_;
+};
+
+/** Throws camcore::error for a failed status, with the thread's last message. */
+inline void check(int status, const char *call) {
+    if (status < 0)
+        throw error(call, status, camcore_last_error_message());
+}
+
+/* ------------------------------------------------------------------ */
+/* Spans and plane views                                               */
+/* ------------------------------------------------------------------ */
+
+/** A contiguous view of T (the part of std::span C++17 lacks that camcore needs). */
+template <typename T>
+class span {
+public:
+    using element_type = T;
+    using value_type = std::remove_cv_t<T>;
+    using size_type = std::size_t;
+    using iterator = T *;
+
+    constexpr span() noexcept = default;
+    constexpr span(T *data, std::size_t size) noexcept : data_(data), size_(size) {}
+    template <typename C, typename = decltype(std::declval<C &>().data())>
+    constexpr span(C &c) noexcept : data_(c.data()), size_(c.size()) {}
+
+    constexpr T *data() const noexcept { return data_; }
+    constexpr std::size_t size() const noexcept { return size_; }
+    constexpr std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
+    constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr T &operator[](std::size_t i) const noexcept { return data_[i]; }
+    constexpr T *begin() const noexcept { return data_; }
+    constexpr T *end() const noexcept { return data_ + size_; }
+    /** Elements [offset, offset + count), clamped to the view. */
+    constexpr span subspan(std::size_t offset, std::size_t count = static_cast<std::size_t>(-1)) const noexcept {
+        if (offset > size_)
+            offset = size_;
+        if (count > size_ - offset)
+            count = size_ - offset;
+        return span(data_ + offset, count);
+    }
+
+private:
+    T *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/** The bytes of a frame plane. */
+using bytes = span<const std::uint8_t>;
+
+/**
+ * One plane of a frame: its bytes (length() of them), the stride from row
+ * to row, and, for raw formats, the rows and bytes of one row as camcore's
+ * pixel-format table gives them. Valid as long as the frame it came from.
+ */
+class plane_view {
+public:
+    plane_view() = default;
+    plane_view(const camcore_plane &p, std::uint32_t row_bytes, std::uint32_t rows) noexcept
+        : data_(p.data), stride_(p.stride), length_(p.length), row_bytes_(row_bytes), rows_(rows) {}
+
+    /** First byte. */
+    const std::uint8_t *data() const noexcept { return data_; }
+    /** Bytes of valid data (for MJPEG: this frame's JPEG). */
+    std::size_t size() const noexcept { return length_; }
+    std::size_t length() const noexcept { return length_; }
+    /** Bytes from one row to the next (bytesperline); 0 for compressed formats. */
+    std::size_t stride() const noexcept { return stride_; }
+    /** Rows of the plane (4:2:0 chroma: half the image's); 0 for compressed formats. */
+    std::size_t rows() const noexcept { return rows_; }
+    /** Bytes of one row without padding (YUYV: 2 * width); 0 for compressed formats. */
+    std::size_t row_bytes() const noexcept { return row_bytes_; }
+    /** All bytes of the plane, padding included. */
+    bytes all() const noexcept { return bytes(data_, length_); }
+    /** Row y without its padding; empty past the last row or the data. */
+    bytes row(std::size_t y) const noexcept {
+        if (y >= rows_ || y * stride_ + row_bytes_ > length_)
+            return bytes();
+        return bytes(data_ + y * stride_, row_bytes_);
+    }
+    const std::uint8_t *begin() const noexcept { return data_; }
+    const std::uint8_t *end() const noexcept { return data_ + length_; }
+    std::uint8_t operator[](std::size_t i) const noexcept { return data_[i]; }
+
+private:
+    const std::uint8_t *data_ = nullptr;
+    std::size_t stride_ = 0, length_ = 0, row_bytes_ = 0, rows_ = 0;
+};
+
+/* ------------------------------------------------------------------ */
+/* FourCC and pixel formats                                            */
+/* ------------------------------------------------------------------ */
+
+/** "YUYV" -> CAMCORE_FOURCC_YUYV; shorter codes are padded with spaces as V4L2 does ("Y8" -> "Y8  "). */
+inline std::uint32_t fourcc(const std::string &code) {
+    if (code.empty() || code.size() > 4)
+        throw std::invalid_argument("camcore::fourcc: '" + code + "' is not 1 to 4 characters");
+    std::uint32_t v = 0;
+    for (std::size_t i = 0; i < 4; i++) {
+        auto byte = static_cast<unsigned char>(i < code.size() ? code[i] : ' ');
+        v |= static_cast<std::uint32_t>(byte) << (8 * i);
+    }
+    return v;
+}
+
+/** The name v4l2-ctl prints for a FourCC: "YUYV", "Y16 -BE" for big-endian ones. */
+inline std::string fourcc_name(std::uint32_t code) {
+    camcore_pixel_format_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    camcore_pixel_format_get_info(code, &info); /* fills the name even for unknown codes */
+    return info.name;
+}
+
+/** camcore's table entry of a pixel format; throws CAMCORE_E_NOT_SUPPORTED for one it does not know. */
+inline camcore_pixel_format_info pixel_format_info(std::uint32_t code) {
+    camcore_pixel_format_info info;
+    std::memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    check(camcore_pixel_format_get_info(code, &info), "camcore_pixel_format_get_info");
+    return info;
+}
+
+/** Bytes of one tightly packed frame of a raw format (I420 640x480: 460800). */
+inline std::size_t frame_size(std::uint32_t code, std::uint32_t width, std::uint32_t height) {
+    std::uint32_t n = 0;
+    check(camcore_pixel_format_frame_size(code, width, height, &n), "camcore_pixel_format_frame_size");
+    return n;
+}
+
+/** A frame rate as a double (30000/1001 -> 29.97); 0 for 0/0. */
+inline double to_double(camcore_fraction f) noexcept {
+    return f.denominator ? static_cast<double>(f.numerator) / f.denominator : 0.0;
+}
+
+/** Fraction literal: camcore::fps(30), camcore::fps(30000, 1001). */
+inline camcore_fraction fps(std::uint32_t numerator, std::uint32_t denominator = 1) noexcept {
+    return camcore_fraction{numerator, denominator};
+}
+
+/* ------------------------------------------------------------------ */
+/* Config helpers: the C structs, filled by their _init()              */
+/* ------------------------------------------------------------------ */
+
+/** camcore_capture_config_init()'s defaults: YUYV 640x480 at 30/1, 4 buffers, native output. */
+inline camcore_capture_config capture_config() noexcept {
+    camcore_capture_config c;
+    camcore_capture_config_init(&c);
+    return c;
+}
+/** The same, at a format, size and rate. */
+inline camcore_capture_config capture_config(std::uint32_t code, std::uint32_t width, std::uint32_t height,
+                                             camcore_fraction rate = fps(30)) noexcept {
+    camcore_capture_config c = capture_config();
+    c.fourcc = code;
+    c.width = width;
+    c.height = height;
+    c.fps = rate;
+    return c;
+}
+/** camcore_preference_init()'s: 1280x720, 15-30 fps, native output. */
+inline camcore_preference preference() noexcept {
+    camcore_preference p;
+    camcore_preference_init(&p);
+    return p;
+}
+/** camcore_session_config_init()'s: first device, the default preference. */
+inline camcore_session_config session_config() noexcept {
+    camcore_session_config c;
+    camcore_session_config_init(&c);
+    return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames                                                              */
+/* ------------------------------------------------------------------ */
+
+class frame;
+
+/**
+ * A frame, read-only: what frame callbacks receive. A view borrowed for
+ * the callback (keep it longer with retain()), or the view of a
+ * camcore::frame that owns a retain.
+ */
+class frame_view {
+public:
+    explicit frame_view(const camcore_frame *f) noexcept : f_(f) {}
+
+    /** The C frame. */
+    const camcore_frame &c() const noexcept { return *f_; }
+    const camcore_frame *get() const noexcept { return f_; }
+
+    std::uint32_t fourcc() const noexcept { return f_->fourcc; }
+    /** fourcc_name(fourcc()): "YUYV", "YU12", "MJPG". */
+    std::string fourcc_name() const { return camcore::fourcc_name(f_->fourcc); }
+    std::uint32_t width() const noexcept { return f_->width; }
+    std::uint32_t height() const noexcept { return f_->height; }
+    std::uint32_t plane_count() const noexcept { return f_->plane_count; }
+    /** CLOCK_MONOTONIC, nanoseconds. */
+    std::uint64_t timestamp_ns() const noexcept { return f_->timestamp_ns; }
+    std::uint32_t sequence() const noexcept { return f_->sequence; }
+    std::uint32_t dropped_before() const noexcept { return f_->dropped_before; }
+    /** The driver flagged it (do not trust the pixels). */
+    bool corrupted() const noexcept { return (f_->flags & CAMCORE_FRAME_CORRUPTED) != 0; }
+
+    /** Plane i (0 to plane_count() - 1); throws std::out_of_range past the last. */
+    plane_view plane(std::uint32_t i) const {
+        if (i >= f_->plane_count || i >= 3)
+            throw std::out_of_range("camcore::frame_view::plane: no plane " + std::to_string(i));
+        std::uint32_t row_bytes = 0, rows = 0; /* both 0 for compressed formats */
+        camcore_pixel_format_plane_size(f_->fourcc, f_->width, f_->height, i, &row_bytes, &rows);
+        return plane_view(f_->planes[i], row_bytes, rows);
+    }
+    /** Every plane. */
+    std::vector<plane_view> planes() const {
+        std::vector<plane_view> v;
+        for (std::uint32_t i = 0; i < f_->plane_count && i < 3; i++)
+            v.push_back(plane(i));
+        return v;
+    }
+
+    /** Keeps the frame beyond its callback (S23: its buffer is not reused until released). */
+    frame retain() const;
+
+    /**
+     * This frame in another format (and size: 0x0 keeps it), tightly
+     * packed (camcore_frame_convert). For a snapshot; to convert every
+     * frame, capture with an output format.
+     */
+    std::vector<std::uint8_t> convert(std::uint32_t to, std::uint32_t out_width = 0,
+                                      std::uint32_t out_height = 0) const {
+        std::vector<std::uint8_t> buf(frame_size(to, out_width ? out_width : f_->width,
+                                                 out_height ? out_height : f_->height));
+        check(camcore_frame_convert(f_, to, out_width, out_height, buf.data(), buf.size()),
+              "camcore_frame_convert");
+        return buf;
+    }
+
+protected:
+    const camcore_frame *f_;
+};
+
+/** A retained frame: owns one retain, released when destroyed. Move-only. */
+class frame : public frame_view {
+public:
+    /** Takes over a frame to release (from camcore_frame_retain() or an acquire). */
+    explicit frame(const camcore_frame *retained) noexcept : frame_view(retained) {}
+    frame(frame &&o) noexcept : frame_view(o.f_) { o.f_ = nullptr; }
+    frame &operator=(frame &&o) noexcept {
+        if (this != &o) {
+            camcore_frame_release(f_);
+            f_ = o.f_;
+            o.f_ = nullptr;
+        }
+        return *this;
+    }
+    frame(const frame &) = delete;
+    frame &operator=(const frame &) = delete;
+    ~frame() { camcore_frame_release(f_); }
+    /** False once moved from or released. */
+    explicit operator bool() const noexcept { return f_ != nullptr; }
+    /** Releases now. */
+    void release() noexcept {
+        camcore_frame_release(f_);
+        f_ = nullptr;
+    }
+};
+
+inline frame frame_view::retain() const {
+    const camcore_frame *r = camcore_frame_retain(f_);
+    if (r == nullptr)
+        throw error("camcore_frame_retain", CAMCORE_E_INVALID_ARG, camcore_last_error_message());
+    return frame(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Value types: devices, formats, controls                             */
+/* ------------------------------------------------------------------ */
+
+/** One camera (a copy of camcore_device_info: outlives the list). */
+struct device {
+    std::string id, name, node, bus_info, driver, backend, v4l2_id, unavailable_reason;
+    std::uint16_t usb_vendor_id = 0, usb_product_id = 0;
+    std::uint32_t flags = 0, device_caps = 0;
+    /** camcore_device_type and camcore_position values. */
+    std::int32_t type = 0, position = 0;
+
+    device() = default;
+    explicit device(const camcore_device_info &d)
+        : id(str(d.id)), name(str(d.name)), node(str(d.node)), bus_info(str(d.bus_info)), driver(str(d.driver)),
+          backend(str(d.backend)), v4l2_id(str(d.v4l2_id)), unavailable_reason(str(d.unavailable_reason)),
+          usb_vendor_id(d.usb_vendor_id), usb_product_id(d.usb_product_id), flags(d.flags),
+          device_caps(d.device_caps), type(d.type), position(d.position) {}
+    bool synthetic() const noexcept { return (flags & CAMCORE_DEVICE_SYNTHETIC) != 0; }
+    bool unavailable() const noexcept { return (flags & CAMCORE_DEVICE_UNAVAILABLE) != 0; }
+
+private:
+    static std::string str(const char *s) { return s ? s : ""; }
+};
+
+/** One format entry (a copy of camcore_format, rates included). */
+struct format {
+    camcore_format c{};               /**< the C entry; c.rates points into `rates` */
+    std::vector<camcore_fraction> rates;
+    std::string description;
+
+    explicit format(const camcore_format &f)
+        : c(f), rates(f.rates, f.rates + (f.rates ? f.rate_count : 0)), description(f.description) {
+        c.rates = rates.empty() ? nullptr : rates.data();
+    }
+    format(const format &o) : c(o.c), rates(o.rates), description(o.description) {
+        c.rates = rates.empty() ? nullptr : rates.data();
+    }
+    format &operator=(const format &o) {
+        if (this != &o) {
+            c = o.c;
+            rates = o.rates;
+            description = o.description;
+            c.rates = rates.empty() ? nullptr : rates.data();
+        }
+        return *this;
+    }
+    std::uint32_t fourcc() const noexcept { return c.fourcc; }
+    std::uint32_t width() const noexcept { return c.width; }
+    std::uint32_t height() const noexcept { return c.height; }
+    bool compressed() const noexcept { return (c.flags & CAMCORE_FORMAT_COMPRESSED) != 0; }
+};
+
+/** A menu item of a control. */
+struct menu_item {
+    std::uint32_t index = 0;
+    std::string name;
+    std::int64_t value = 0;
+};
+
+/** One control (a copy of camcore_control_info). */
+struct control {
+    std::uint32_t id = 0;
+    std::int32_t type = 0; /**< a camcore_control_type */
+    std::string name;
+    std::int64_t minimum = 0, maximum = 0, step = 0, default_value = 0, value = 0;
+    std::uint32_t flags = 0;
+    std::vector<menu_item> menu;
+};
+
+/* ------------------------------------------------------------------ */
+/* Internal: callback storage and C trampolines                        */
+/* ------------------------------------------------------------------ */
+
+namespace detail {
+
+/** How many of camcore's callbacks (through this wrapper) the calling thread is inside. */
+inline int &callback_depth() noexcept {
+    static thread_local int depth = 0;
+    return depth;
+}
+
+/** Marks the thread as inside a callback while it lives. */
+struct in_callback {
+    in_callback() noexcept { ++callback_depth(); }
+    ~in_callback() { --callback_depth(); }
+    in_callback(const in_callback &) = delete;
+    in_callback &operator=(const in_callback &) = delete;
+};
+
+/** Runs a callable from a C callback: exceptions stop here. */
+template <typename F>
+void guarded(F &&f) noexcept {
+    in_callback mark;
+    try {
+        f();
+    } catch (...) {
+    }
+}
+
+struct frame_handlers {
+    std::function<void(const frame_view &)> on_frame;
+    std::function<void(int, const std::string &)> on_error;
+    std::function<void(bool, std::uint64_t)> on_stall;
+    std::mutex lock;
+    std::exception_ptr thrown; /* the first exception of on_frame, for stop() */
+
+    void keep(std::exception_ptr e) noexcept {
+        std::lock_guard<std::mutex> g(lock);
+        if (!thrown)
+            thrown = e;
+    }
+    std::exception_ptr take() noexcept {
+        std::lock_guard<std::mutex> g(lock);
+        std::exception_ptr e = thrown;
+        thrown = nullptr;
+        return e;
+    }
+
+    camcore_frame_callbacks c() noexcept {
+        camcore_frame_callbacks cb;
+        camcore_frame_callbacks_init(&cb);
+        cb.user_data = this;
+        if (on_frame)
+            cb.on_frame = [](void *u, const camcore_frame *f) {
+                auto *h = static_cast<frame_handlers *>(u);
+                in_callback mark;
+                try {
+                    h->on_frame(frame_view(f));
+                } catch (...) {
+                    h->keep(std::current_exception());
+                }
+            };
+        if (on_error)
+            cb.on_error = [](void *u, int status, const char *message) {
+                auto *h = static_cast<frame_handlers *>(u);
+                guarded([&] { h->on_error(status, message ? message : ""); });
+            };
+        if (on_stall)
+            cb.on_stall = [](void *u, int stalled, std::uint64_t since_ns) {
+                auto *h = static_cast<frame_handlers *>(u);
+                guarded([&] { h->on_stall(stalled != 0, since_ns); });
+            };
+        return cb;
+    }
+};
+
+/**
+ * Completions of a session's queued operations: each std::function lives
+ * here until camcore calls it (exactly once) or the session is freed.
+ */
+struct completions {
+    struct ticket {
+        completions *owner;
+        std::uint64_t key;
+    };
+    std::mutex lock;
+    std::map<std::uint64_t, std::pair<std::function<void(int)>, ticket *>> pending;
+    std::uint64_t next = 1;
+
+    completions() = default;
+    completions(const completions &) = delete;
+    completions &operator=(const completions &) = delete;
+    /* Runs after camcore_session_free returned: nothing calls these any more. */
+    ~completions() {
+        for (auto &p : pending)
+            delete p.second.second;
+    }
+
+    ticket *add(std::function<void(int)> fn) {
+        std::lock_guard<std::mutex> g(lock);
+        auto *t = new ticket{this, next++};
+        pending.emplace(t->key, std::make_pair(std::move(fn), t));
+        return t;
+    }
+    /** A call that failed at once: camcore will not call the completion. */
+    void cancel(ticket *t) noexcept {
+        std::lock_guard<std::mutex> g(lock);
+        pending.erase(t->key);
+        delete t;
+    }
+    static void trampoline(void *u, int status) noexcept {
+        auto *t = static_cast<ticket *>(u);
+        completions *owner = t->owner;
+        std::function<void(int)> fn;
+        {
+            std::lock_guard<std::mutex> g(owner->lock);
+            auto it = owner->pending.find(t->key);
+            if (it != owner->pending.end()) {
+                fn = std::move(it->second.first);
+                owner->pending.erase(it);
+            }
+            delete t;
+        }
+        if (fn)
+            guarded([&] { fn(status); });
+    }
+};
+
+inline std::vector<device> copy_devices(const camcore_device_list *l) {
+    std::vector<device> v;
+    for (std::size_t i = 0; l && i < l->count; i++)
+        v.emplace_back(l->devices[i]);
+    return v;
+}
+
+} // namespace detail
+
+/* ------------------------------------------------------------------ */
+/* Capturer                                                            */
+/* ------------------------------------------------------------------ */
+
+/** The capture counters (camcore_capture_stats). */
+inline camcore_capture_stats empty_stats() noexcept {
+    camcore_capture_stats s;
+    std::memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    return s;
+}
+
+/**
+ * One open camera (camcore_capturer). Move-only; the destructor closes it
+ * (stopping first), after which no callback runs, and only then are the
+ * callbacks destroyed.
+ */
+class capturer {
+public:
+    capturer() = default;
+    /** Takes over an open C capturer. */
+    explicit capturer(camcore_capturer *c) noexcept : c_(c) {}
+    capturer(capturer &&o) noexcept
+        : c_(std::exchange(o.c_, nullptr)), frames_(std::move(o.frames_)), controls_(std::move(o.controls_)) {}
+    capturer &operator=(capturer &&o) noexcept {
+        if (this != &o) {
+            if (!release_handle()) { /* inside its own callback: leave it open, leaked */
+                c_ = nullptr;
+                (void)frames_.release();
+                (void)controls_.release();
+            }
+            c_ = std::exchange(o.c_, nullptr);
+            frames_ = std::move(o.frames_);
+            controls_ = std::move(o.controls_);
+        }
+        return *this;
+    }
+    capturer(const capturer &) = delete;
+    capturer &operator=(const capturer &) = delete;
+    /** Closes the capturer (see close()); from inside its own callback it is left open and leaked. */
+    ~capturer() {
+        if (!release_handle()) {
+            (void)frames_.release();
+            (void)controls_.release();
+        }
+    }
+
+    camcore_capturer *get() const noexcept { return c_; }
+    explicit operator bool() const noexcept { return c_ != nullptr; }
+
+    /**
+     * Closes now (stops first); the callbacks are destroyed after that.
+     * From inside one of this capturer's own callbacks camcore cannot close
+     * it (it would wait for that very callback): this throws
+     * CAMCORE_E_WOULD_DEADLOCK and the capturer stays as it was.
+     */
+    void close() {
+        if (!release_handle())
+            throw error("camcore_capturer_close", CAMCORE_E_WOULD_DEADLOCK,
+                        "called from inside the capturer's own callback");
+    }
+
+    /**
+     * Starts streaming; on_frame(frame_view) runs on the capture thread for
+     * each frame (the view is borrowed for the call: retain() keeps it).
+     * on_error(status, message) when streaming ends on its own; on_stall(stalled,
+     * since_ns) when frames stop and come back. Throws camcore::error.
+     */
+    template <typename OnFrame>
+    void start(const camcore_capture_config &config, OnFrame &&on_frame,
+               std::function<void(int, const std::string &)> on_error = {},
+               std::function<void(bool, std::uint64_t)> on_stall = {}) {
+        auto h = std::make_unique<detail::frame_handlers>();
+        h->on_frame = std::forward<OnFrame>(on_frame);
+        h->on_error = std::move(on_error);
+        h->on_stall = std::move(on_stall);
+        camcore_frame_callbacks cb = h->c();
+        check(camcore_capturer_start(c_, &config, &cb), "camcore_capturer_start");
+        /* Started: the previous handlers' stream had stopped (start refuses
+         * a streaming capturer), so nothing calls them any more. */
+        frames_ = std::move(h);
+    }
+
+    /** Starts in pull mode (S36: frames wait in a queue of depth for acquire()). */
+    void start_pull(const camcore_capture_config &config, std::uint32_t depth = 2) {
+        check(camcore_capturer_start_pull(c_, &config, depth), "camcore_capturer_start_pull");
+    }
+
+    /**
+     * The oldest queued frame (pull mode), waiting up to timeout_ms (< 0:
+     * no limit); std::nullopt when none came in time. Throws for anything else.
+     */
+    std::optional<frame> acquire(std::int32_t timeout_ms = -1) {
+        const camcore_frame *f = nullptr;
+        int st = camcore_capturer_acquire_frame(c_, timeout_ms, &f);
+        if (st == CAMCORE_E_TIMEOUT)
+            return std::nullopt;
+        check(st, "camcore_capturer_acquire_frame");
+        return frame(f);
+    }
+
+    /** An eventfd readable while a frame waits (pull mode); camcore's, do not close it. */
+    int frame_fd() const {
+        std::int32_t fd = -1;
+        check(camcore_capturer_get_frame_fd(c_, &fd), "camcore_capturer_get_frame_fd");
+        return fd;
+    }
+
+    /**
+     * Stops streaming; after it returns no callback runs. Rethrows the
+     * first exception on_frame threw since the start, if any.
+     */
+    void stop() {
+        check(camcore_capturer_stop(c_), "camcore_capturer_stop");
+        if (frames_)
+            if (std::exception_ptr e = frames_->take())
+                std::rethrow_exception(e);
+    }
+
+    bool streaming() const noexcept { return camcore_capturer_is_streaming(c_) != 0; }
+
+    /** What the driver applied (camcore_capturer_get_format). */
+    camcore_capture_format format() const {
+        camcore_capture_format f;
+        std::memset(&f, 0, sizeof f);
+        f.struct_size = sizeof f;
+        check(camcore_capturer_get_format(c_, &f), "camcore_capturer_get_format");
+        return f;
+    }
+
+    camcore_capture_stats stats() const {
+        camcore_capture_stats s = empty_stats();
+        check(camcore_capturer_get_stats(c_, &s), "camcore_capturer_get_stats");
+        return s;
+    }
+
+    /** The device's fd (not for the synthetic camera: CAMCORE_E_NOT_SUPPORTED). */
+    int fd() const {
+        int fd = camcore_capturer_fd(c_);
+        check(fd, "camcore_capturer_fd");
+        return fd;
+    }
+
+    std::string device_id() const {
+        const char *id = camcore_capturer_device_id(c_);
+        return id ? id : "";
+    }
+
+    /* Controls (S27) */
+
+    std::vector<control> controls() const {
+        camcore_control_list *l = nullptr;
+        check(camcore_capturer_list_controls(c_, &l), "camcore_capturer_list_controls");
+        std::unique_ptr<camcore_control_list, void (*)(camcore_control_list *)> owned(l, camcore_control_list_free);
+        std::vector<control> v;
+        for (std::size_t i = 0; i < l->count; i++) {
+            const camcore_control_info &ci = l->controls[i];
+            control c;
+            c.id = ci.id;
+            c.type = ci.type;
+            c.name = ci.name ? ci.name : "";
+            c.minimum = ci.minimum;
+            c.maximum = ci.maximum;
+            c.step = ci.step;
+            c.default_value = ci.default_value;
+            c.value = ci.value;
+            c.flags = ci.flags;
+            for (std::uint32_t m = 0; m < ci.menu_count; m++)
+                c.menu.push_back({ci.menu[m].index, ci.menu[m].name ? ci.menu[m].name : "", ci.menu[m].value});
+            v.push_back(std::move(c));
+        }
+        return v;
+    }
+    std::int64_t get_control(std::uint32_t id) const {
+        std::int64_t v = 0;
+        check(camcore_capturer_get_control(c_, id, &v), "camcore_capturer_get_control");
+        return v;
+    }
+    /** Sets a control; returns the value the driver applied. */
+    std::int64_t set_control(std::uint32_t id, std::int64_t value) {
+        std::int64_t applied = 0;
+        check(camcore_capturer_set_control(c_, id, value, &applied), "camcore_capturer_set_control");
+        return applied;
+    }
+    std::string get_control_string(std::uint32_t id, std::size_t max_length = 4096) const {
+        std::vector<char> buf(max_length + 1);
+        check(camcore_capturer_get_control_string(c_, id, buf.data(), buf.size()),
+              "camcore_capturer_get_control_string");
+        return buf.data();
+    }
+    void set_control_string(std::uint32_t id, const std::string &value) {
+        check(camcore_capturer_set_control_string(c_, id, value.c_str()), "camcore_capturer_set_control_string");
+    }
+    /**
+     * on_changed(id, value, flags, changes) on the control-event thread;
+     * an empty function removes the callback.
+     */
+    void on_control_changed(std::function<void(std::uint32_t, std::int64_t, std::uint32_t, std::uint32_t)> fn) {
+        if (!fn) {
+            check(camcore_capturer_set_control_callbacks(c_, nullptr), "camcore_capturer_set_control_callbacks");
+            controls_.reset();
+            return;
+        }
+        auto h = std::make_unique<control_fn>(std::move(fn));
+        camcore_control_callbacks cb;
+        camcore_control_callbacks_init(&cb);
+        cb.user_data = h.get();
+        cb.on_control_changed = [](void *u, std::uint32_t id, std::int64_t value, std::uint32_t flags,
+                                   std::uint32_t changes) {
+            detail::guarded([&] { (*static_cast<control_fn *>(u))(id, value, flags, changes); });
+        };
+        check(camcore_capturer_set_control_callbacks(c_, &cb), "camcore_capturer_set_control_callbacks");
+        controls_ = std::move(h); /* the old callbacks are not called after the call returned */
+    }
+
+private:
+    using control_fn = std::function<void(std::uint32_t, std::int64_t, std::uint32_t, std::uint32_t)>;
+
+    /* Closes the C capturer and frees the callbacks; false (nothing freed)
+     * when camcore refused, being inside the capturer's own callback. */
+    bool release_handle() noexcept {
+        if (c_ == nullptr)
+            return true;
+        camcore_capturer_close(c_);
+        camcore_capture_stats s = empty_stats();
+        if (detail::callback_depth() > 0 && camcore_capturer_get_stats(c_, &s) == CAMCORE_OK) {
+            /* Still open: the callbacks run on. The destructor leaks them
+             * with the capturer rather than free what is running. */
+            return false;
+        }
+        c_ = nullptr;
+        frames_.reset();
+        controls_.reset();
+        return true;
+    }
+
+    camcore_capturer *c_ = nullptr;
+    std::unique_ptr<detail::frame_handlers> frames_;
+    std::unique_ptr<control_fn> controls_;
+};
+
+/* ------------------------------------------------------------------ */
+/* Session                                                             */
+/* ------------------------------------------------------------------ */
+
+/** Device events of a session (S24), on its camera queue. Any may be empty. */
+struct device_events {
+    std::function<void(const device &)> on_connected, on_disconnected;
+    std::function<void(const device &, const camcore_capture_format &)> on_selected;
+    std::function<void(const device &, int, const std::string &)> on_error;
+    std::function<void(const device &, bool, std::uint64_t)> on_stall;
+};
+
+/**
+ * A video session (camcore_session, S9-S21): the camera is on exactly
+ * while video is transmitted or a preview is active. Move-only; the
+ * destructor frees it, and only then are its callbacks destroyed.
+ */
+class session {
+public:
+    session() = default;
+    explicit session(camcore_session *s) : s_(s), state_(std::make_unique<callbacks>()) {}
+    session(session &&o) noexcept : s_(std::exchange(o.s_, nullptr)), state_(std::move(o.state_)) {}
+    session &operator=(session &&o) noexcept {
+        if (this != &o) {
+            if (!release_handle())
+                (void)state_.release(); /* inside its own callback: left alive, leaked */
+            s_ = std::exchange(o.s_, nullptr);
+            state_ = std::move(o.state_);
+        }
+        return *this;
+    }
+    session(const session &) = delete;
+    session &operator=(const session &) = delete;
+    /** Frees the session (see reset()); from inside its own callback it is left alive and leaked. */
+    ~session() {
+        if (!release_handle())
+            (void)state_.release();
+    }
+
+    camcore_session *get() const noexcept { return s_; }
+    explicit operator bool() const noexcept { return s_ != nullptr; }
+
+    /**
+     * Frees the session (camera off); its callbacks are destroyed after
+     * that. From inside one of the session's own callbacks camcore cannot
+     * free it: this throws CAMCORE_E_WOULD_DEADLOCK and nothing changes.
+     */
+    void reset() {
+        if (!release_handle())
+            throw error("camcore_session_free", CAMCORE_E_WOULD_DEADLOCK,
+                        "called from inside one of the session's own callbacks");
+    }
+
+    /* Transmission (S10-S15) */
+    void start_transmission(bool paused = false, bool preparing = false) {
+        check(camcore_session_start_transmission(s_, paused ? CAMCORE_VIDEO_PAUSE : CAMCORE_VIDEO_RESUME,
+                                                 preparing ? 1 : 0),
+              "camcore_session_start_transmission");
+    }
+    void end_preparation() { check(camcore_session_end_preparation(s_), "camcore_session_end_preparation"); }
+    void pause_video() { check(camcore_session_pause_video(s_), "camcore_session_pause_video"); }
+    void resume_video() { check(camcore_session_resume_video(s_), "camcore_session_resume_video"); }
+    void hold() { check(camcore_session_hold(s_), "camcore_session_hold"); }
+    void unhold() { check(camcore_session_unhold(s_), "camcore_session_unhold"); }
+    void set_hard_mute(bool muted) { check(camcore_session_set_hard_mute(s_, muted ? 1 : 0), "camcore_session_set_hard_mute"); }
+    void end_transmission() { check(camcore_session_end_transmission(s_), "camcore_session_end_transmission"); }
+
+    /** Where transmitted frames go (on the capture thread); an empty function drops them. */
+    void set_transmission_sink(std::function<void(const frame_view &)> on_frame) {
+        if (!on_frame) {
+            check(camcore_session_set_transmission_sink(s_, nullptr), "camcore_session_set_transmission_sink");
+            retire(std::move(state_->sink));
+            return;
+        }
+        auto h = std::make_unique<detail::frame_handlers>();
+        h->on_frame = std::move(on_frame);
+        camcore_frame_callbacks cb = h->c();
+        check(camcore_session_set_transmission_sink(s_, &cb), "camcore_session_set_transmission_sink");
+        retire(std::exchange(state_->sink, std::move(h)));
+    }
+
+    /** Adds a preview (S14) receiving every camera frame; returns its id. */
+    std::uint32_t add_preview(std::function<void(const frame_view &)> on_frame) {
+        auto h = std::make_unique<detail::frame_handlers>();
+        h->on_frame = std::move(on_frame);
+        camcore_frame_callbacks cb = h->c();
+        std::uint32_t id = 0;
+        int st = camcore_session_add_preview(s_, &cb, &id);
+        if (id != 0) /* added, even when turning the camera on failed */
+            state_->previews[id] = std::move(h);
+        check(st, "camcore_session_add_preview");
+        return id;
+    }
+    /** Removes a preview; its callback is destroyed once camcore no longer calls it. */
+    void remove_preview(std::uint32_t id) {
+        check(camcore_session_remove_preview(s_, id), "camcore_session_remove_preview");
+        auto it = state_->previews.find(id);
+        if (it != state_->previews.end()) {
+            retire(std::move(it->second));
+            state_->previews.erase(it);
+        }
+    }
+    /** Adds a pull preview (S36); read it with acquire_preview(). */
+    std::uint32_t add_preview_pull(std::uint32_t depth = 2) {
+        std::uint32_t id = 0;
+        check(camcore_session_add_preview_pull(s_, depth, &id), "camcore_session_add_preview_pull");
+        return id;
+    }
+    std::optional<frame> acquire_preview(std::uint32_t id, std::int32_t timeout_ms = -1) {
+        const camcore_frame *f = nullptr;
+        int st = camcore_session_acquire_preview_frame(s_, id, timeout_ms, &f);
+        if (st == CAMCORE_E_TIMEOUT)
+            return std::nullopt;
+        check(st, "camcore_session_acquire_preview_frame");
+        return frame(f);
+    }
+
+    /** The state now (camcore_session_get_state). */
+    camcore_session_state state() const {
+        camcore_session_state st;
+        std::memset(&st, 0, sizeof st);
+        st.struct_size = sizeof st;
+        check(camcore_session_get_state(s_, &st), "camcore_session_get_state");
+        return st;
+    }
+
+    /* Capturer operations (S17-S19): queued; done(status) runs once on the camera queue. */
+    using completion = std::function<void(int)>;
+    void start(const camcore_capture_config &config, completion done = {}) {
+        queue(done, [&](camcore_completion_fn fn, void *u) { return camcore_session_start(s_, &config, fn, u); },
+              "camcore_session_start");
+    }
+    void stop(completion done = {}) {
+        queue(done, [&](camcore_completion_fn fn, void *u) { return camcore_session_stop(s_, fn, u); },
+              "camcore_session_stop");
+    }
+    void restart(completion done = {}) {
+        queue(done, [&](camcore_completion_fn fn, void *u) { return camcore_session_restart(s_, fn, u); },
+              "camcore_session_restart");
+    }
+    void change(const camcore_capture_config &config, completion done = {}) {
+        queue(done, [&](camcore_completion_fn fn, void *u) { return camcore_session_change(s_, &config, fn, u); },
+              "camcore_session_change");
+    }
+    void select(const std::string &device_id, completion done = {}) {
+        queue(done,
+              [&](camcore_completion_fn fn, void *u) { return camcore_session_select(s_, device_id.c_str(), fn, u); },
+              "camcore_session_select");
+    }
+    void flip(completion done = {}) {
+        queue(done, [&](camcore_completion_fn fn, void *u) { return camcore_session_flip(s_, fn, u); },
+              "camcore_session_flip");
+    }
+    void set_preference(const camcore_preference &p, completion done = {}) {
+        queue(done,
+              [&](camcore_completion_fn fn, void *u) { return camcore_session_set_preference(s_, &p, fn, u); },
+              "camcore_session_set_preference");
+    }
+
+    /** Device events; a default-constructed device_events removes them. */
+    void set_device_events(device_events events) {
+        bool any = events.on_connected || events.on_disconnected || events.on_selected || events.on_error ||
+                   events.on_stall;
+        if (!any) {
+            check(camcore_session_set_device_callbacks(s_, nullptr), "camcore_session_set_device_callbacks");
+            retire(std::move(state_->events));
+            return;
+        }
+        auto h = std::make_unique<device_events>(std::move(events));
+        camcore_device_callbacks cb;
+        std::memset(&cb, 0, sizeof cb);
+        cb.struct_size = sizeof cb;
+        cb.user_data = h.get();
+        if (h->on_connected)
+            cb.on_connected = [](void *u, const camcore_device_info *d) {
+                detail::guarded([&] { static_cast<device_events *>(u)->on_connected(device(*d)); });
+            };
+        if (h->on_disconnected)
+            cb.on_disconnected = [](void *u, const camcore_device_info *d) {
+                detail::guarded([&] { static_cast<device_events *>(u)->on_disconnected(device(*d)); });
+            };
+        if (h->on_selected)
+            cb.on_selected = [](void *u, const camcore_device_info *d, const camcore_capture_format *f) {
+                detail::guarded([&] { static_cast<device_events *>(u)->on_selected(device(*d), *f); });
+            };
+        if (h->on_error)
+            cb.on_error = [](void *u, const camcore_device_info *d, int status, const char *m) {
+                detail::guarded([&] { static_cast<device_events *>(u)->on_error(device(*d), status, m ? m : ""); });
+            };
+        if (h->on_stall)
+            cb.on_stall = [](void *u, const camcore_device_info *d, int stalled, std::uint64_t since) {
+                detail::guarded([&] { static_cast<device_events *>(u)->on_stall(device(*d), stalled != 0, since); });
+            };
+        check(camcore_session_set_device_callbacks(s_, &cb), "camcore_session_set_device_callbacks");
+        retire(std::exchange(state_->events, std::move(h)));
+    }
+
+    /* Custom source (S21) */
+    void set_custom_source(bool active) {
+        check(camcore_session_set_custom_source(s_, active ? 1 : 0), "camcore_session_set_custom_source");
+    }
+    void push_frame(const camcore_frame &f) { check(camcore_session_push_frame(s_, &f), "camcore_session_push_frame"); }
+
+private:
+    struct callbacks {
+        std::unique_ptr<detail::frame_handlers> sink;
+        std::map<std::uint32_t, std::unique_ptr<detail::frame_handlers>> previews;
+        std::unique_ptr<device_events> events;
+        std::vector<std::shared_ptr<void>> retired;
+        detail::completions done;
+    };
+
+    /* Frees the C session, then the callbacks; false (nothing freed) when
+     * camcore refused, being inside one of the session's own callbacks. */
+    bool release_handle() noexcept {
+        if (s_ == nullptr)
+            return true;
+        camcore_session_free(s_);
+        camcore_session_state st;
+        std::memset(&st, 0, sizeof st);
+        st.struct_size = sizeof st;
+        if (detail::callback_depth() > 0 && camcore_session_get_state(s_, &st) == CAMCORE_OK)
+            return false;
+        s_ = nullptr;
+        state_.reset();
+        return true;
+    }
+
+    /* A replaced or removed callback: freed now, or, when the change was
+     * made from inside a callback (camcore then applies it after that
+     * callback returns, and the old one may still be running), kept until
+     * the session is freed. */
+    template <typename T>
+    void retire(std::unique_ptr<T> old) {
+        if (old && detail::callback_depth() > 0)
+            state_->retired.emplace_back(std::move(old));
+    }
+
+    template <typename Call>
+    void queue(completion &done, Call &&call, const char *name) {
+        if (!done) {
+            check(call(nullptr, nullptr), name);
+            return;
+        }
+        detail::completions::ticket *t = state_->done.add(std::move(done));
+        int st = call(&detail::completions::trampoline, t);
+        if (st < 0) {
+            std::string message = camcore_last_error_message();
+            state_->done.cancel(t); /* camcore will not call it */
+            throw error(name, st, message);
+        }
+    }
+
+    camcore_session *s_ = nullptr;
+    /* Declared after s_ and destroyed in reset() only after camcore_session_free returned. */
+    std::unique_ptr<callbacks> state_;
+};
+
+/* ------------------------------------------------------------------ */
+/* Manager                                                             */
+/* ------------------------------------------------------------------ */
+
+/** Whether a manager lists camcore's synthetic camera (S4). */
+enum class synthetic {
+    no = 0,  /**< only when CAMCORE_SYNTHETIC_CAMERA=1 is set */
+    one = 1, /**< "synthetic:0", after the real cameras */
+    two = 2, /**< a front "synthetic:0" and a back "synthetic:1" */
+};
+
+/** A camera manager (camcore_manager). Move-only; the destructor frees it. */
+class manager {
+public:
+    /** A manager with the default config, listing the synthetic camera as asked. */
+    explicit manager(synthetic s = synthetic::no) {
+        camcore_manager_config c;
+        camcore_manager_config_init(&c);
+        c.include_synthetic = static_cast<std::int32_t>(s);
+        create(c);
+    }
+    /** A manager with a config filled by camcore_manager_config_init(). */
+    explicit manager(const camcore_manager_config &config) { create(config); }
+    manager(manager &&o) noexcept : m_(std::exchange(o.m_, nullptr)), hotplug_(std::move(o.hotplug_)) {}
+    manager &operator=(manager &&o) noexcept {
+        if (this != &o) {
+            if (!release_handle())
+                (void)hotplug_.release(); /* inside a callback of its own: left alive, leaked */
+            m_ = std::exchange(o.m_, nullptr);
+            hotplug_ = std::move(o.hotplug_);
+        }
+        return *this;
+    }
+    manager(const manager &) = delete;
+    manager &operator=(const manager &) = delete;
+    /** Frees the manager (see reset()); from inside a callback of its own it is left alive and leaked. */
+    ~manager() {
+        if (!release_handle())
+            (void)hotplug_.release();
+    }
+
+    camcore_manager *get() const noexcept { return m_; }
+
+    /**
+     * Frees the manager; every capturer and session made from it is
+     * stopped (their objects stay valid to destroy). Callbacks are
+     * destroyed after that. From inside a callback of the manager or of
+     * what was made from it, camcore cannot free it: this throws
+     * CAMCORE_E_WOULD_DEADLOCK and nothing changes.
+     */
+    void reset() {
+        if (!release_handle())
+            throw error("camcore_manager_free", CAMCORE_E_WOULD_DEADLOCK,
+                        "called from inside a callback of the manager or of what was made from it");
+    }
+
+    /** The cameras present now (S1-S4). */
+    std::vector<device> devices() const {
+        camcore_device_list *l = nullptr;
+        check(camcore_manager_list_devices(m_, &l), "camcore_manager_list_devices");
+        std::unique_ptr<camcore_device_list, void (*)(camcore_device_list *)> owned(l, camcore_device_list_free);
+        return detail::copy_devices(l);
+    }
+
+    /** The formats of one camera (S5). */
+    std::vector<format> formats(const std::string &device_id) const {
+        camcore_format_list *l = nullptr;
+        check(camcore_manager_list_formats(m_, device_id.c_str(), &l), "camcore_manager_list_formats");
+        std::unique_ptr<camcore_format_list, void (*)(camcore_format_list *)> owned(l, camcore_format_list_free);
+        std::vector<format> v;
+        for (std::size_t i = 0; i < l->count; i++)
+            v.emplace_back(l->formats[i]);
+        return v;
+    }
+
+    /** The setting nearest to a preference (S6). */
+    camcore_setting negotiate(const std::string &device_id, const camcore_preference &p = preference()) const {
+        camcore_setting s;
+        std::memset(&s, 0, sizeof s);
+        s.struct_size = sizeof s;
+        check(camcore_manager_negotiate(m_, device_id.c_str(), &p, &s), "camcore_manager_negotiate");
+        return s;
+    }
+
+    /** Opens a camera. */
+    capturer open(const std::string &device_id) const {
+        camcore_capturer *c = nullptr;
+        check(camcore_capturer_open(m_, device_id.c_str(), &c), "camcore_capturer_open");
+        return capturer(c);
+    }
+
+    /** A video session on this manager's cameras; the manager must outlive it. */
+    session make_session(const camcore_session_config &config = session_config()) const {
+        camcore_session *s = nullptr;
+        check(camcore_session_new(m_, &config, &s), "camcore_session_new");
+        return session(s);
+    }
+
+    /**
+     * Hot-plug reports (S24) on camcore's hot-plug thread; two empty
+     * functions stop them.
+     */
+    void on_hotplug(std::function<void(const device &)> connected, std::function<void(const device &)> disconnected) {
+        if (!connected && !disconnected) {
+            check(camcore_manager_set_hotplug_callbacks(m_, nullptr), "camcore_manager_set_hotplug_callbacks");
+            hotplug_.reset();
+            return;
+        }
+        auto h = std::make_unique<hotplug>(hotplug{std::move(connected), std::move(disconnected)});
+        camcore_hotplug_callbacks cb;
+        std::memset(&cb, 0, sizeof cb);
+        cb.struct_size = sizeof cb;
+        cb.user_data = h.get();
+        if (h->connected)
+            cb.on_connected = [](void *u, const camcore_device_info *d) {
+                detail::guarded([&] { static_cast<hotplug *>(u)->connected(device(*d)); });
+            };
+        if (h->disconnected)
+            cb.on_disconnected = [](void *u, const camcore_device_info *d) {
+                detail::guarded([&] { static_cast<hotplug *>(u)->disconnected(device(*d)); });
+            };
+        check(camcore_manager_set_hotplug_callbacks(m_, &cb), "camcore_manager_set_hotplug_callbacks");
+        hotplug_ = std::move(h);
+    }
+
+private:
+    struct hotplug {
+        std::function<void(const device &)> connected, disconnected;
+    };
+    /* Frees the C manager, then the hot-plug callbacks; false (nothing
+     * freed) when camcore refused: inside a callback of its own. */
+    bool release_handle() noexcept {
+        if (m_ == nullptr)
+            return true;
+        camcore_manager_free(m_);
+        std::int32_t permission = 0;
+        if (detail::callback_depth() > 0 && camcore_manager_get_camera_permission(m_, &permission) == CAMCORE_OK)
+            return false;
+        m_ = nullptr;
+        hotplug_.reset();
+        return true;
+    }
+    void create(const camcore_manager_config &c) {
+        check(camcore_manager_new(&c, &m_), "camcore_manager_new");
+    }
+    camcore_manager *m_ = nullptr;
+    std::unique_ptr<hotplug> hotplug_;
+};
+
+/** The loaded library's version ("0.1.0"). */
+inline std::string version() { return camcore_version_string(); }
+
+} // namespace camcore
+
+#endif /* CAMCORE_HPP */
