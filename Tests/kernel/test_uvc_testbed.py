@@ -27,7 +27,8 @@ def test_S1_uvc_camera_has_capture_and_metadata_node(uvc_cam):
     assert any(n.startswith("/dev/media") for n in listed), listed
     cap, meta = v4l.querycap(uvc_cam.capture), v4l.querycap(uvc_cam.meta)
     assert cap.driver == meta.driver == "uvcvideo"
-    assert cap.card == meta.card == uvc.PRODUCT
+    # uvcvideo names the video device "<product>: <entity>", cut to 31 characters.
+    assert cap.card == meta.card == f"{uvc.PRODUCT}: {uvc.PRODUCT}"[:31]
     assert cap.bus_info == meta.bus_info == f"usb-vhci_hcd.0-{uvc_cam.port + 1}"
     assert cap.device_caps & v4l.V4L2_CAP_VIDEO_CAPTURE
     assert not cap.device_caps & v4l.V4L2_CAP_META_CAPTURE
@@ -127,6 +128,16 @@ def test_S22_uvc_streams_over_iso(uvc_iso_cam, fourcc, w, h, count, tmp_path):
     _stream_case(uvc_iso_cam, "iso", fourcc, w, h, count, tmp_path)
     alt = uvc_iso_cam.status()["alt"]
     assert alt == "0", "streaming ended: uvcvideo sets alternate setting 0 again"
+
+
+@pytest.mark.parametrize("code,errno_text", [(1, "Device or resource busy"), (4, "Numerical result out of range")])
+def test_S26_uvc_stalled_control_request_gives_the_error_code(uvc_cam, code, errno_text):
+    """uvccam STALLs one SET_CUR(brightness); uvcvideo asks the request error code and
+    maps it (1 not ready -> EBUSY, 4 out of range -> ERANGE)."""
+    uvc_cam.cmd(f"ctlstall 2 2 SET_CUR {code} 1")
+    r = subprocess.run(["v4l2-ctl", "-d", uvc_cam.capture, "-c", "brightness=5"], capture_output=True, text=True)
+    assert r.returncode != 0 and errno_text in r.stderr, (r.returncode, r.stderr)
+    v4l.v4l2_ctl("-d", uvc_cam.capture, "-c", "brightness=0")   # the STALL was for one request only
 
 
 def test_S39_uvc_surprise_unplug_and_replug(uvc_cams):
