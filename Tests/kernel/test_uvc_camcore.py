@@ -248,35 +248,57 @@ def test_S27_controls_coupled_to_auto_modes(uvc_cam, camcore):
     assert "white_balance_temperature: 5000" in out and "brightness: 0" in out, out
 
 
+NODROP = "/sys/module/uvcvideo/parameters/nodrop"
+
+
+@pytest.mark.parametrize("nodrop", [0, 1], ids=["nodrop0", "nodrop1"])
 @pytest.mark.parametrize("fault", ["err", "short"])
-def test_S26_bad_frames_flagged_corrupted(uvc_cam, camcore, fault):
-    """uvccam sends 3 bad frames (the UVC payload error bit, or half a frame): uvcvideo
-    marks them V4L2_BUF_FLAG_ERROR, camcore flags or drops them, never a good frame."""
-    frames, done = [], threading.Event()
+def test_S26_bad_frames_flagged_or_dropped(uvc_cam, camcore, fault, nodrop):
+    """uvccam sends 3 bad frames (the UVC payload error bit, or half a frame). With
+    uvcvideo's nodrop=0 the driver drops them (a sequence gap); with nodrop=1 it
+    hands them over with V4L2_BUF_FLAG_ERROR. camcore counts them dropped or
+    flags them corrupted, and never delivers one as a good frame."""
+    frames, done, warm = [], threading.Event(), threading.Event()
 
     def on_frame(f):
-        frames.append((f.sequence, f.corrupted, uvc.yuyv_counter(f.plane(0), 640) if not f.corrupted else None))
+        bad = f.corrupted
+        frames.append((f.sequence, bad, None if bad else uvc.yuyv_counter(f.plane(0), 640), f.lengths[0]))
+        if len(frames) >= 3:
+            warm.set()
         if len(frames) >= 12:
             done.set()
 
-    with camcore.Manager() as m:
-        d = only_uvc(m, uvc_cam)
-        with m.open(d.id) as cap:
-            cap.start(fourcc="YUYV", width=640, height=480, fps=30, on_frame=on_frame)
-            try:
-                uvc_cam.cmd(f"{fault} 3")
-                assert done.wait(60), frames
-                stats = cap.stats
-            finally:
-                cap.stop()
+    old = open(NODROP).read().strip()
+    with open(NODROP, "w") as fh:
+        fh.write(str(nodrop))
+    try:
+        with camcore.Manager() as m:
+            d = only_uvc(m, uvc_cam)
+            with m.open(d.id) as cap:
+                cap.start(fourcc="YUYV", width=640, height=480, fps=30, on_frame=on_frame)
+                try:
+                    assert warm.wait(60), frames
+                    uvc_cam.cmd(f"{fault} 3")
+                    assert done.wait(60), frames
+                    stats = cap.stats
+                finally:
+                    cap.stop()
+    finally:
+        with open(NODROP, "w") as fh:
+            fh.write(old)
     corrupted = [f for f in frames if f[1]]
-    print(fault, stats, frames)
-    uvc.record(f"uvc camcore 3 bad frames ({fault})", delivered_corrupted=len(corrupted),
+    print(fault, nodrop, stats, frames)
+    uvc.record(f"uvc camcore 3 bad frames ({fault}, nodrop={nodrop})", delivered_corrupted=len(corrupted),
                stats_corrupted=stats.frames_corrupted, stats_dropped=stats.frames_dropped)
-    assert stats.frames_corrupted + stats.frames_dropped >= 3, (stats, frames)
     assert stats.frames_corrupted == len(corrupted)
-    good = [c for _, bad, c in frames if not bad]
-    assert all(b > a for a, b in zip(good, good[1:])), good
+    assert stats.frames_corrupted + stats.frames_dropped >= 3, (stats, frames)
+    good = [f for f in frames if not f[1]]
+    counters = [c for _, _, c, _ in good]
+    assert all(b > a for a, b in zip(counters, counters[1:])), counters
+    assert all(n == 640 * 480 * 2 for _, _, _, n in good), good
+    # every good frame is a whole uvccam frame: its counter is the sequence plus a constant
+    offs = {c - s for s, _, c, _ in good}
+    assert len(offs) == 1, good
 
 
 def test_S24_stall_reported_and_cleared(uvc_cam, camcore):
