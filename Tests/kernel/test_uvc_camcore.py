@@ -253,11 +253,12 @@ NODROP = "/sys/module/uvcvideo/parameters/nodrop"
 
 @pytest.mark.parametrize("nodrop", [0, 1], ids=["nodrop0", "nodrop1"])
 @pytest.mark.parametrize("fault", ["err", "short"])
-def test_S26_bad_frames_flagged_or_dropped(uvc_cam, camcore, fault, nodrop):
+def test_S26_bad_frames_flagged_or_dropped(uvc_cam, uvc_cams, camcore, fault, nodrop):
     """uvccam sends 3 bad frames (the UVC payload error bit, or half a frame). With
-    uvcvideo's nodrop=0 the driver drops them (a sequence gap); with nodrop=1 it
-    hands them over with V4L2_BUF_FLAG_ERROR. camcore counts them dropped or
-    flags them corrupted, and never delivers one as a good frame."""
+    uvcvideo's nodrop=0 (the default) the driver drops them (a sequence gap); with
+    nodrop=1 it hands them over with V4L2_BUF_FLAG_ERROR. camcore counts them
+    dropped or flags them corrupted, and never delivers one as a good frame.
+    uvcvideo reads nodrop when it probes a camera: nodrop=1 needs a new one."""
     frames, done, warm = [], threading.Event(), threading.Event()
 
     def on_frame(f):
@@ -268,24 +269,27 @@ def test_S26_bad_frames_flagged_or_dropped(uvc_cam, camcore, fault, nodrop):
         if len(frames) >= 12:
             done.set()
 
-    old = open(NODROP).read().strip()
-    with open(NODROP, "w") as fh:
-        fh.write(str(nodrop))
-    try:
-        with camcore.Manager() as m:
-            d = only_uvc(m, uvc_cam)
-            with m.open(d.id) as cap:
-                cap.start(fourcc="YUYV", width=640, height=480, fps=30, on_frame=on_frame)
-                try:
-                    assert warm.wait(60), frames
-                    uvc_cam.cmd(f"{fault} 3")
-                    assert done.wait(60), frames
-                    stats = cap.stats
-                finally:
-                    cap.stop()
-    finally:
+    cam = uvc_cam
+    if nodrop:
+        old = open(NODROP).read().strip()
         with open(NODROP, "w") as fh:
-            fh.write(old)
+            fh.write("1")
+        try:
+            cam = uvc_cams(serial="NODROP1")
+        finally:
+            with open(NODROP, "w") as fh:
+                fh.write(old)
+    with camcore.Manager() as m:
+        d = only_uvc(m, cam)
+        with m.open(d.id) as cap:
+            cap.start(fourcc="YUYV", width=640, height=480, fps=30, on_frame=on_frame)
+            try:
+                assert warm.wait(60), frames
+                cam.cmd(f"{fault} 3")
+                assert done.wait(60), frames
+                stats = cap.stats
+            finally:
+                cap.stop()
     corrupted = [f for f in frames if f[1]]
     print(fault, nodrop, stats, frames)
     uvc.record(f"uvc camcore 3 bad frames ({fault}, nodrop={nodrop})", delivered_corrupted=len(corrupted),

@@ -186,7 +186,14 @@ class UvcCam:
         return None
 
     def wait_nodes(self, timeout: float = 30) -> Tuple[str, str]:
-        self.capture, self.meta = wait_for(self.nodes_ready, timeout, f"uvccam's video nodes (port {self.port})")
+        """Polls sysfs until both video nodes exist, lets udev drain its queue
+        (`udevadm settle` polls it; a node number can be reused before udev has
+        handled the old node's remove event), then checks udev's database."""
+        deadline = time.monotonic() + timeout
+        wait_for(lambda: len(self.sysfs_nodes()) >= 2, timeout, f"uvccam's video nodes in sysfs (port {self.port})")
+        conftest.sh("udevadm", "settle", f"--timeout={max(1, int(deadline - time.monotonic()))}", check=False)
+        self.capture, self.meta = wait_for(self.nodes_ready, max(1.0, deadline - time.monotonic()),
+                                           f"uvccam's video nodes in udev (port {self.port})")
         return self.capture, self.meta
 
     def gone(self, nodes=None) -> bool:
@@ -194,9 +201,13 @@ class UvcCam:
         return not os.path.exists(self.usb_path) and not any(os.path.exists(n) for n in nodes)
 
     def wait_gone(self, timeout: float = 30, nodes=None) -> float:
+        """Seconds until the USB device and its nodes are gone from sysfs and /dev
+        (then udev's queue is drained too, so its database has forgotten them)."""
         t0 = time.monotonic()
         wait_for(lambda: self.gone(nodes), timeout, f"uvccam's nodes to go (port {self.port})")
-        return time.monotonic() - t0
+        took = time.monotonic() - t0
+        conftest.sh("udevadm", "settle", "--timeout=30", check=False)
+        return took
 
     # -- plugs -------------------------------------------------------------------
     def unplug(self) -> float:
@@ -239,6 +250,7 @@ class UvcCam:
         if self.port is not None:
             wait_for(lambda: not os.path.exists(self.usb_path) and not any(os.path.exists(n) for n in nodes),
                      30, "uvccam's nodes to go at teardown")
+            conftest.sh("udevadm", "settle", "--timeout=30", check=False)
 
     def __enter__(self) -> "UvcCam":
         return self.start()
