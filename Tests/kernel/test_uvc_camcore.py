@@ -180,9 +180,10 @@ def test_S2_two_cameras_with_the_same_serial_get_distinct_ids(uvc_cams, camcore)
     assert da.id != db.id, (da.id, db.id)
 
 
-def test_S25_S39_unplug_while_streaming_reports_disconnect_within_a_second(uvc_cams, camcore):
+@pytest.mark.parametrize("iso", [False, True], ids=["bulk", "iso"])
+def test_S25_S39_unplug_while_streaming_reports_disconnect_within_a_second(uvc_cams, camcore, iso):
     """uvcvideo gives EINVAL from VIDIOC_DQBUF when the device goes (not ENODEV)."""
-    cam = uvc_cams(serial="UNPLUG1")
+    cam = uvc_cams(serial="UNPLUG1", iso=iso)
     frames, errors = [], []
     first, failed = threading.Event(), threading.Event()
 
@@ -205,7 +206,7 @@ def test_S25_S39_unplug_while_streaming_reports_disconnect_within_a_second(uvc_c
                 failed.wait(10)
                 assert errors, "no error callback within 10 s of the unplug"
                 took = errors[0][0] - t0
-                uvc.record("uvc camcore unplug while streaming -> on_error", seconds=took,
+                uvc.record(f"uvc camcore unplug while streaming ({'iso' if iso else 'bulk'}) -> on_error", seconds=took,
                            error=type(errors[0][1]).__name__)
                 assert isinstance(errors[0][1], camcore.NoDeviceError), errors
                 assert took < 2.5, f"disconnect reported after {took:.2f} s"
