@@ -249,6 +249,61 @@ def test_S27_controls_coupled_to_auto_modes(uvc_cam, camcore):
     assert "white_balance_temperature: 5000" in out and "brightness: 0" in out, out
 
 
+def test_S27_exposure_menu_skips_unsupported_modes_and_couples_exposure_time(uvc_cam, camcore):
+    """uvcvideo builds auto_exposure from the camera's GET_RES bitmap: only Manual (1)
+    and Aperture Priority (3); the others are skipped indices. Manual mode makes
+    exposure_time_absolute active and settable."""
+    with camcore.Manager() as m:
+        d = only_uvc(m, uvc_cam)
+        with m.open(d.id) as cap:
+            ae = cap.control(camcore.CID_EXPOSURE_AUTO)
+            assert ae.type == "menu"
+            assert [(i.index, i.name) for i in ae.menu] == [(1, "Manual Mode"), (3, "Aperture Priority Mode")]
+            assert ae.value == 3 and ae.default == 3
+            for bad in (0, 2):
+                with pytest.raises(camcore.InvalidArgError):
+                    cap.set_control(camcore.CID_EXPOSURE_AUTO, bad)
+            assert cap.control(camcore.CID_EXPOSURE_ABSOLUTE).inactive
+            try:
+                cap.set_control(camcore.CID_EXPOSURE_AUTO, 1)
+                et = cap.control(camcore.CID_EXPOSURE_ABSOLUTE)
+                assert not et.inactive and et.range == (3, 2047, 1)
+                cap.set_control(camcore.CID_EXPOSURE_ABSOLUTE, 100)
+                assert cap.get_control(camcore.CID_EXPOSURE_ABSOLUTE) == 100
+            finally:
+                cap.set_control(camcore.CID_EXPOSURE_AUTO, 3)
+            assert cap.control(camcore.CID_EXPOSURE_ABSOLUTE).inactive
+
+
+def test_S27_auto_white_balance_change_event_updates_the_temperature_flags(uvc_cam, camcore):
+    """uvcvideo sends a control event for the slave when its master changes:
+    turning auto WB off makes white_balance_temperature active (flags changed)."""
+    changes, got = [], threading.Event()
+
+    def on_change(c):
+        changes.append(c)
+        if c.id == camcore.CID_WHITE_BALANCE_TEMPERATURE and c.flags_changed:
+            got.set()
+
+    with camcore.Manager() as m:
+        d = only_uvc(m, uvc_cam)
+        with m.open(d.id) as cap:
+            cap.on_control_changed(on_change)
+            try:
+                cap.set_control(camcore.CID_WHITE_BALANCE_AUTO, 0)
+                assert got.wait(10), changes
+                ev = [c for c in changes if c.id == camcore.CID_WHITE_BALANCE_TEMPERATURE and c.flags_changed][0]
+                assert not ev.inactive, ev
+                got.clear()
+                cap.set_control(camcore.CID_WHITE_BALANCE_AUTO, 1)
+                assert got.wait(10), changes
+                ev = [c for c in changes if c.id == camcore.CID_WHITE_BALANCE_TEMPERATURE and c.flags_changed][-1]
+                assert ev.inactive, ev
+            finally:
+                cap.on_control_changed(None)
+                cap.set_control(camcore.CID_WHITE_BALANCE_AUTO, 1)
+
+
 NODROP = "/sys/module/uvcvideo/parameters/nodrop"
 
 
