@@ -361,6 +361,36 @@ def test_S26_bad_frames_flagged_or_dropped(uvc_cam, uvc_cams, camcore, fault, no
     assert len(offs) == 1, good
 
 
+def test_S22_frames_without_eof_still_complete_on_the_fid_toggle(uvc_cam, camcore):
+    """Some cameras never set EOF: uvcvideo ends a frame when FID toggles. uvccam
+    drops EOF on 4 frames; camcore delivers them whole and unflagged."""
+    frames, done, warm = [], threading.Event(), threading.Event()
+
+    def on_frame(f):
+        frames.append((f.sequence, f.corrupted, uvc.yuyv_counter(f.plane(0), 640)))
+        if len(frames) >= 3:
+            warm.set()
+        if len(frames) >= 12:
+            done.set()
+
+    with camcore.Manager() as m:
+        d = only_uvc(m, uvc_cam)
+        with m.open(d.id) as cap:
+            cap.start(fourcc="YUYV", width=640, height=480, fps=30, on_frame=on_frame)
+            try:
+                assert warm.wait(60), frames
+                reply = uvc_cam.cmd("noeof 4")
+                assert done.wait(60), frames
+                stats = cap.stats
+            finally:
+                cap.stop()
+    first_bad = int(reply.split("from frame ")[1])
+    assert any(c in range(first_bad, first_bad + 4) for _, _, c in frames), (reply, frames)
+    assert not any(bad for _, bad, _ in frames), frames
+    assert stats.frames_corrupted == 0 and stats.frames_dropped == 0, stats
+    assert len({c - s for s, _, c in frames}) == 1, frames
+
+
 def test_S24_stall_reported_and_cleared(uvc_cam, camcore):
     """No frames for 2.5 s, then frames again: on_stall(True) then on_stall(False), no restart."""
     events, frames = [], []
