@@ -150,10 +150,12 @@ def uvc_cams():
     _vivid.unload()
     cams = []
 
-    def make(**kw):
+    def make(*, wait: bool = True, **kw):
+        """wait=False: only launch it (attached, nodes maybe not there yet); call
+        .ready() later, so several cameras enumerate at the same time."""
         cam = uvc.UvcCam(**kw)
         cams.append(cam)
-        return cam.start()
+        return cam.start() if wait else cam.launch()
 
     yield make
     for cam in reversed(cams):

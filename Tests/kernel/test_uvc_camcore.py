@@ -164,8 +164,9 @@ def test_S2_S39_serial_camera_keeps_its_id_on_another_port(uvc_cams, camcore):
 
 
 def test_S2_two_identical_cameras_without_serial_get_distinct_ids(uvc_cams, camcore):
-    a = uvc_cams(serial=None)
-    b = uvc_cams(serial=None)
+    a = uvc_cams(serial=None, wait=False)
+    b = uvc_cams(serial=None, wait=False)
+    a.ready(), b.ready()
     with camcore.Manager() as m:
         da, db = only_uvc(m, a), only_uvc(m, b)
     assert da.id != db.id, (da.id, db.id)
@@ -173,8 +174,9 @@ def test_S2_two_identical_cameras_without_serial_get_distinct_ids(uvc_cams, camc
 
 
 def test_S2_two_cameras_with_the_same_serial_get_distinct_ids(uvc_cams, camcore):
-    a = uvc_cams(serial="SAME")
-    b = uvc_cams(serial="SAME")
+    a = uvc_cams(serial="SAME", wait=False)
+    b = uvc_cams(serial="SAME", wait=False)
+    a.ready(), b.ready()
     with camcore.Manager() as m:
         da, db = only_uvc(m, a), only_uvc(m, b)
     assert da.id != db.id, (da.id, db.id)

@@ -112,6 +112,12 @@ class UvcCam:
 
     # -- process -----------------------------------------------------------------
     def start(self, timeout: float = 30) -> "UvcCam":
+        """Starts uvccam and waits until its nodes are ready (launch + ready)."""
+        return self.launch(timeout).ready(timeout)
+
+    def launch(self, timeout: float = 30) -> "UvcCam":
+        """Starts uvccam and waits until it has attached to a vhci port (not for
+        the nodes: launch several cameras, then call ready() on each)."""
         assert os.access(BIN, os.X_OK), f"{BIN} not built (Tests/kernel/run builds it)"
         load_modules()
         args = [BIN, "--ctl", self.ctl_path, "--vid", hex(self.vid), "--pid", hex(self.pid),
@@ -128,8 +134,12 @@ class UvcCam:
         line = self._read_line(timeout)
         assert line.startswith("uvccam: attached port="), f"uvccam said {line!r} (log {self.log_path})"
         self.port = int(line.split("port=")[1].split()[0])
+        self._t0 = t0
+        return self
+
+    def ready(self, timeout: float = 30) -> "UvcCam":
         self.wait_nodes(timeout)
-        self.setup_s = time.monotonic() - t0
+        self.setup_s = time.monotonic() - self._t0
         return self
 
     def _read_line(self, timeout: float) -> str:
