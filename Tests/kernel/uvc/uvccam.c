@@ -411,6 +411,9 @@ struct pend { uint32_t seq, len, np; struct isod *iso; };
 #define QMAX 64
 static struct pend q[QMAX];
 static int qhead, qcount;
+static uint32_t max_submit_seq;                          /* see send_ret_unlink() */
+static struct { uint32_t seq, victim; } deferred[16];   /* unlinks awaiting their submit */
+static int ndeferred;
 
 static struct {
     int on;
@@ -763,6 +766,8 @@ static void clear_queue(void)
 static void device_reset_state(void)
 {
     clear_queue();
+    max_submit_seq = 0;
+    ndeferred = 0;
     stream_stop("unplugged");
     configured = 0;
     vs_alt = 0;
@@ -780,6 +785,24 @@ static void device_gone(void)
 
 static uint8_t *obuf;
 static size_t ocap;
+
+/* vhci_hcd can send CMD_UNLINK for an URB before that URB's CMD_SUBMIT: its
+ * tx thread sends all queued submits, then all queued unlinks, and an URB
+ * submitted and killed in between (uvcvideo's completion handler resubmits
+ * while streaming stops) has its unlink go out first. Answering "not
+ * pending" (0) then makes vhci give the URB back as completed, and the
+ * RET_SUBMIT we send later for it is for an URB vhci no longer knows: it
+ * drops the connection ("cannot find a urb of seqnum"). So an unlink of a
+ * seqnum not seen yet waits for that submit, which is then cancelled and
+ * answered by RET_UNLINK(-ECONNRESET) alone. */
+static int send_ret_unlink(uint32_t seq, int32_t status)
+{
+    uint8_t r[48] = { 0 };
+    be32w(r, 4); be32w(r + 4, seq); be32w(r + 20, (uint32_t)status);
+    struct iovec iov = { r, 48 };
+    if (write_all(usb_fd, &iov, 1) < 0) { device_gone(); return -1; }
+    return 0;
+}
 
 /* One message from vhci. Returns -1 when the connection is gone. */
 static int usb_message(void)
@@ -799,11 +822,14 @@ static int usb_message(void)
             status = -ECONNRESET;
             break;
         }
-        uint8_t r[48] = { 0 };
-        be32w(r, 4); be32w(r + 4, seq); be32w(r + 20, (uint32_t)status);
-        struct iovec iov = { r, 48 };
-        if (write_all(usb_fd, &iov, 1) < 0) { device_gone(); return -1; }
-        return 0;
+        if (status == 0 && (int32_t)(victim - max_submit_seq) > 0 && ndeferred < 16) {
+            DBG("unlink %u of seqnum %u before its submit: deferred", seq, victim);
+            deferred[ndeferred].seq = seq;
+            deferred[ndeferred].victim = victim;
+            ndeferred++;
+            return 0;
+        }
+        return send_ret_unlink(seq, status);
     }
     if (cmd != 1) { LOG("unknown USB/IP command %u", cmd); device_gone(); return -1; }
     uint32_t len = be32r(h + 24), np = be32r(h + 32);
@@ -822,6 +848,14 @@ static int usb_message(void)
             iso[i].actual = 0; iso[i].status = 0;
         }
         free(raw);
+    }
+    if ((int32_t)(seq - max_submit_seq) > 0) max_submit_seq = seq;
+    for (int i = 0; i < ndeferred; i++) {
+        if (deferred[i].victim != seq) continue;
+        uint32_t useq = deferred[i].seq;
+        deferred[i] = deferred[--ndeferred];
+        free(iso);
+        return send_ret_unlink(useq, -ECONNRESET);
     }
     if (ep == 0) {
         static uint8_t in[1100];
