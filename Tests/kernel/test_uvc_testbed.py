@@ -157,3 +157,23 @@ def test_S39_uvc_surprise_unplug_and_replug(uvc_cams):
     assert cam.port != port
     uvc.record("uvc clean detach -> gone; replug other port -> ready", gone_s=gone, back_s=back)
     assert v4l.querycap(cam.capture).bus_info == f"usb-vhci_hcd.0-{cam.port + 1}"
+
+
+def test_S22_uvc_start_stop_cycles_keep_the_camera(uvc_cam):
+    """Streaming started and stopped over and over: uvcvideo kills its URBs each time
+    (CMD_UNLINK, sometimes ahead of the URB's own CMD_SUBMIT on vhci_hcd); the
+    camera stays attached and every run gets its frames."""
+    log_before = open(uvc_cam.log_path).read().count("before its submit: deferred")
+    t0 = time.monotonic()
+    cycles = 12
+    for i in range(cycles):
+        fmt = ("MJPG", 640, 480) if i % 2 else ("YUYV", 640, 480)
+        uvc.v4l2_stream(uvc_cam.capture, fmt[0], fmt[1], fmt[2], 3)
+    took = time.monotonic() - t0
+    st = uvc_cam.status()
+    assert st["attached"] == "1" and st["streaming"] == "0", st
+    dmesg = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    assert "cannot find a urb" not in dmesg
+    deferred = open(uvc_cam.log_path).read().count("before its submit: deferred") - log_before
+    uvc.record("uvc start/stop cycles (v4l2-ctl, 3 frames each)", cycles=cycles, seconds=took,
+               unlinks_ahead_of_submit=deferred)
