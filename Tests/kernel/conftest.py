@@ -119,6 +119,49 @@ def vivid_mplane():
     return _use(VIVID_MPLANE)
 
 
+def _uvc_util():
+    if not IN_GUEST:
+        pytest.skip("not in the kernel test guest")
+    import uvc_util
+    return uvc_util
+
+
+@pytest.fixture(scope="module")
+def uvc_cam():
+    """One emulated UVC webcam (Tests/kernel/uvc/uvccam.c: bulk, serial UVC0001)
+    bound by the real uvcvideo driver, for a test module. vivid is unloaded
+    first so only real-USB nodes are around; the camera is unplugged cleanly
+    at teardown and its nodes are checked gone."""
+    uvc = _uvc_util()
+    _vivid.unload()
+    cam = uvc.UvcCam().start()
+    uvc.record("uvc fixture setup (start uvccam .. capture+meta nodes ready in udev)", seconds=cam.setup_s)
+    yield cam
+    t0 = time.monotonic()
+    cam.stop()
+    uvc.record("uvc fixture teardown (clean detach .. nodes gone)", seconds=time.monotonic() - t0)
+
+
+@pytest.fixture
+def uvc_cams():
+    """A factory of emulated UVC webcams for one test: uvc_cams(serial=..., iso=...,
+    port=...) starts one and waits for its nodes; all are stopped after the test."""
+    uvc = _uvc_util()
+    _vivid.unload()
+    cams = []
+
+    def make(*, wait: bool = True, **kw):
+        """wait=False: only launch it (attached, nodes maybe not there yet); call
+        .ready() later, so several cameras enumerate at the same time."""
+        cam = uvc.UvcCam(**kw)
+        cams.append(cam)
+        return cam.start() if wait else cam.launch()
+
+    yield make
+    for cam in reversed(cams):
+        cam.stop()
+
+
 # A hung test (say, a stop() that never returns) must not eat the whole guest
 # run: dump every thread's stack and end pytest; guest.sh still reports.
 PER_TEST_TIMEOUT = 150
