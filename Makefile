@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # camcore — build, install, run and test.
 #   make             release libcamcore.so into build/prefix (a staging install)
 #   make install PREFIX=/usr/local [DESTDIR=...] [LIBDIR=...] [STRIP=]

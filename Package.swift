@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: MIT
 // camcore: a camera-control core for Linux, exported as libcamcore.so.
 import PackageDescription
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs inside the QEMU guest: only the frame-path rows of the benchmark
 # (issue 7, measurement 1), for working on camcore's frame path without the
 # whole suite. Started by `bash bench/run_guest.sh DIR` with

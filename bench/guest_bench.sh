@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs inside the QEMU guest (started by bench/run_guest.sh), as root, with
 # the host's root filesystem shared read-only. Every guest-side measurement
 # of the benchmark, one JSON line per run appended to $BENCH_RESULTS/guest.jsonl

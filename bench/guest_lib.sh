@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the guest-side benchmark scripts (guest_bench.sh,
 # framepath_guest.sh): what both need inside the QEMU guest. Expects `say`,
 # `$out` (the JSON-lines file) and `$errlog` to be set by the script.

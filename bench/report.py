@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Turns the benchmark's raw results (bench/results/raw/*.jsonl, one
 {"bench", "run", "result"} object per line) into bench/results/RESULTS.md
 (a table of ratios camcore ÷ reference, medians, with the absolute numbers

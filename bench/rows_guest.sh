@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs inside the QEMU guest: one group of the benchmark's rows alone, as
 # BENCH_ROWS says: "pipewire" (row 7, guest_bench_pipewire), "python"
 # (row 4, guest_bench_python) or "e2e" (row 8, guest_bench_e2e and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Boots the machine's Debian kernel once under QEMU (virtme-ng, as
 # Tests/kernel/run does) and runs bench/guest_bench.sh inside it: every
 # guest-side measurement of the benchmark in one boot. The guest writes its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /**
  * \file camcore.h
  * \brief camcore.h — the C ABI of libcamcore, a camera-control core for Linux.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore.hpp — a header-only C++17 wrapper of camcore.h.
  *

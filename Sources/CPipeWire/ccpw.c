@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ccpw.c — see include/ccpw.h. Every libpipewire function goes through the
  * table `pw` (dlsym); the pw_core/pw_registry/pw_node methods and all of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The camera portal through libdbus-1 loaded at run time (see ccportal.h).
  * Only the dbus.h types and constants are used at build time; every
  * function comes from the dlopen'ed library. */

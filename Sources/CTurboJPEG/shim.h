@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * libjpeg-turbo's TurboJPEG API for Swift: the library's header as it is,
  * plus the TJFLAG_* bit values (macros) as typed constants.

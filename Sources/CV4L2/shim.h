@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * libv4l2 and <linux/videodev2.h> for Swift.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * libyuv for Swift: the library's umbrella header as it is.
  * Debian 12's libyuv-dev ships no pkg-config file, so the module map links

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * app.c — the smallest program a user writes against an installed
  * libcamcore; Tests/abi/run builds it with nothing but

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * header_check.c — compiled by Tests/abi/run as C99 and as C++17 with
  * -Wall -Wextra -Werror -pedantic: camcore.h must be self-contained (it is

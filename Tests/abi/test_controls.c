@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_controls.c — the controls section of the C ABI (S27, S28) as a C
  * user meets it, against the synthetic camera (which has no controls):

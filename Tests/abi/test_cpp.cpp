@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_cpp.cpp — include/camcore.hpp, the header-only C++17 wrapper, on
  * the synthetic camera.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_lifetimes.c — handle lifetimes and the checks made at the call
  * (SPEC S14, S17, S31; issue 12 items 3, 7 and 9), through camcore.h only,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_output_size.c — an output size (SPEC S38) through camcore.h only,
  * on the synthetic camera (it offers YUYV, I420 and NV12, no MJPEG: the

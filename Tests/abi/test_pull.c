@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_pull.c — pull mode (SPEC S36) through camcore.h only, on the
  * synthetic camera.

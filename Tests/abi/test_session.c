@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_session.c — the video session of libcamcore (SPEC S9–S21, S31)
  * through its C ABI, against two synthetic cameras ("synthetic:0" front,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_synthetic.c — the C ABI of libcamcore against the synthetic camera.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * test_threads.c — thread hooks (camcore_set_thread_hooks) through
  * camcore.h only, on the synthetic camera.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * testlib.c — the C test harness of the ABI tests; see testlib.h.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * testlib.h — the one C test harness of the ABI tests (Tests/abi/test_*.c).
  *

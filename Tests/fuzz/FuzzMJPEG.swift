@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target for the MJPEG decode path (SPEC S8, S26): each input is
 // one MJPEG frame, handed to PixelConverter for every output format.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the seed corpus of the MJPEG fuzz target (Tests/fuzz/corpus/mjpeg/).
 
 Small JPEGs at the sizes the tests use, encoded by TurboJPEG (through ctypes,

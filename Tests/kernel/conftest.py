@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Fixtures of the kernel tests; they run inside the QEMU guest only.
 
 Tests/kernel/run boots the guest once; guest.sh runs pytest on this folder

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Capture helpers for the kernel tests: collect frames through a real
 on_frame callback, then check them against what the driver says."""
 from __future__ import annotations

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs inside the QEMU guest (started by Tests/kernel/run), as root, with the
 # host's root filesystem shared read-only. Makes sure udevd runs, then runs the
 # kernel pytest suite once; the tests load and reload vivid themselves

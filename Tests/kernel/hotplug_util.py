@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the hot-plug and fault kernel tests (test_hotplug.py, test_faults.py).
 
 - vivid's platform device: unbind/bind (one platform device, "vivid.0", holds

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The camera-portal test bed's helpers (S35), run with Debian's python3
 and dbus-python (.ci/setup --kernel installs python3-dbus, python3-gi).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S22 (and S6) on single-planar vivid webcams: real frames through on_frame."""
 from __future__ import annotations
 

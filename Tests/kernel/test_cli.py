@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The `camcore` tool (tools/camcore) against vivid: every subcommand, checked
 against the kernel's own answers (v4l2-ctl, sysfs) and camcore's C API.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S27/S28: vivid's real controls through camcore (the Python binding on the C ABI),
 checked against the kernel's own view (`v4l2-ctl`, another file handle).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S1, S2, S3, S4 against vivid loaded with all its node types.
 
 `modprobe vivid n_devs=2` creates, per instance, video capture and output,

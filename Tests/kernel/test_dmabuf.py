@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S37 on vivid: the capture buffers exported as DMA-BUF (VIDIOC_EXPBUF).
 
 Each plane of a frame carries an fd of its buffer and its offset; the bytes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The examples capture from a real V4L2 driver (vivid), not the synthetic camera."""
 from __future__ import annotations
 

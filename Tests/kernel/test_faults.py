@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S26 in the kernel guest: driver faults become clear errors and events.
 
 Another process streaming the camera (EBUSY), vivid's error injection

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S5: camcore's format list equals what the driver enumerates.
 
 The reference is `v4l2-ctl --list-formats` / `--list-formats-ext` (raw

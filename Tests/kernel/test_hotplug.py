@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S2, S24, S25 in the kernel guest: udev hot-plug events, stable ids, and the
 device in use vanishing mid-stream (vivid's `disconnect` control and a real
 unbind), for a bare capturer and for a video session.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S1, S5–S8, S22, S26 with real MJPEG: a v4l2loopback camera whose only
 format is MJPEG 640x480. A writer in this process (the "camera") sets the
 loopback's OUTPUT format to MJPG and write()s JPEG frames made with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S1, S5, S22 on multi-planar vivid (multiplanar=2 for both instances).
 
 In multi-planar mode vivid puts YUYV's image 128 bytes into the buffer

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S5–S8, S22–S23 in the kernel guest on vivid: format negotiation against
 vivid's real tables, the rate set after the format and read back, the rate
 clamp, every output pixel format checked on known test patterns (and against

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S38 with real MJPEG: the v4l2loopback camera of test_mjpeg.py (MJPEG
 640x480 only), captured with an output format and an output size. camcore
 decodes at TurboJPEG's DCT scale: 320x240 from 640x480 is 1/2 exactly, so a

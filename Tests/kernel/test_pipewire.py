@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S32–S34: vivid's cameras through a real PipeWire daemon in the guest.
 
 The fixture starts a private session bus, pipewire and wireplumber

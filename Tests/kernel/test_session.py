@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S9, S18, S19 on two vivid webcams (n_devs=2 node_types=0x1): the camera
 switch really opens and closes the device.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The test bed itself (TESTBED.md): udev runs, vivid and v4l2loopback give the
 nodes the other kernel tests rely on. No libcamcore needed."""
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """camcore on a real uvcvideo camera: the emulated UVC webcam uvccam
 (Tests/kernel/uvc/uvccam.c) through the Python binding and the CLI.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Hot-plug of a real uvcvideo camera (the emulated webcam uvccam) through
 camcore: the libudev monitor (S24), a session losing its camera and getting
 it back (S25, S39), and an unplug while the stream is stalled (S25, S39).

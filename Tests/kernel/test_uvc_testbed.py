@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The emulated UVC webcam as the kernel sees it (no camcore): uvcvideo binds
 uvccam (Tests/kernel/uvc/uvccam.c) over USB/IP and gives a capture node, a
 metadata node, the descriptors' formats and the units' controls; frames

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The emulated UVC webcam of the kernel tests (Tests/kernel/uvc/uvccam.c).
 
 `UvcCam` starts one uvccam process (a USB device on vhci_hcd that the real

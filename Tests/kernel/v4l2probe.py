@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the kernel itself says about V4L2 nodes, found without camcore.
 
 The kernel tests compare camcore's answers with these: VIDIOC_QUERYCAP and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pytest setup for the camcore Python tests (host, synthetic camera).
 
 Finds the library the way users do (the camcore package): CAMCORE_LIBRARY if set,

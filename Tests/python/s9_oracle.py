@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The S9 oracle of the Python suites: what camera_on should be.
 
 The rule lives in the engine once (Sources/CamCore/Session/SessionPolicy.swift);

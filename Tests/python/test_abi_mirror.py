@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S29: the camcore package (camcore._raw) mirrors include/camcore.h exactly: struct sizes and field offsets
 (checked against the C compiler), constants and version macros."""
 import ctypes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pytest suite for the camcore package (bindings/python) against libcamcore's synthetic camera.
 
 Each test names the SPEC rule it checks and asserts real values.

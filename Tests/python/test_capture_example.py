@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tests of examples/python/capture.py: its YUV->RGB conversion and PNG writer, and
 the whole main job end-to-end in a subprocess with the synthetic camera."""
 import glob

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Hostile and careless callers of the Python binding (SPEC S23, S29, S31).
 
 Each test names the SPEC rule it checks. Uses that could crash the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The `camcore` command-line tool (tools/camcore) on the host, where the only
 camera is camcore's synthetic one: each subcommand, its --json output, exit
 codes and messages. The same tool against vivid: Tests/kernel/test_cli.py."""

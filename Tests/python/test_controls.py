@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S27/S28 controls through the Python binding, on the host's synthetic camera
 (which has no controls), plus the ctypes mirror of the controls section of
 camcore.h. vivid's real controls are tested in Tests/kernel/test_controls.py."""

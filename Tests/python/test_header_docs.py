@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S29: include/camcore.h reads as one contract. Every function's doc comment
 says \\threadsafety and \\since; every other doc comment at file scope (types,
 macros, enums) says \\since; \\since always has one form and never names a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python idioms of the camcore package (issue 16): exceptions that are also the
 matching builtins, messages in Python terms, capture(n) whose timeout follows n and
 the rate and keeps the frames it got, a negotiation result passed straight to

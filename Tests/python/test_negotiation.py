@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S6, S7, S8 through the Python binding, on the synthetic camera
 (stepwise 16..3840 x 16..2160 step 2, continuous 1..120 fps, YUYV/YU12/NV12)."""
 from fractions import Fraction

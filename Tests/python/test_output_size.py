@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S38 output size on the synthetic camera, through the camcore package: frames come at
 the asked size (width, height, strides, plane lengths, numpy shape) by
 callback, by pull and through a session; bad sizes raise InvalidArgError and

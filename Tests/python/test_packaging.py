@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The camcore package as users install it (issue 16): the pure wheel and `pip install
 bindings/python` find libcamcore through CAMCORE_LIBRARY, pkg-config or the loader
 path; the self-contained wheel carries libcamcore and the libraries a stock Debian

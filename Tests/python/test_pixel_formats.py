@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S5/S22: camcore's pixel-format table through the ABI (camcore.pixel_format), and
 the Python binding's frame shapes and pushed-frame planes that read it."""
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """S36 pull on the synthetic camera, through the C ABI (ctypes): the frame
 iterator, the bounded queue that gives up its oldest frames, the held-frame
 limit, the ready fd, asyncio, output conversion, and the refusals."""

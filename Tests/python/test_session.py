@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pytest suite for the video session of the camcore package (bindings/python) (SPEC S9–S21, S31).
 
 Two synthetic cameras (Manager(synthetic=2)): "synthetic:0" faces front,

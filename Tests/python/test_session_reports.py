@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the camera tells the app beyond frames, on the host (synthetic camera):
 S6's "says that it adjusted" for sessions (state, on_selected) and stalls
 (S22: on_stall of a capturer and of a session, the stall counter), and that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The camcore package's thread hooks (camcore_set_thread_hooks) and its reused numpy
 views, on the synthetic camera: a capture thread keeps one Python thread
 state from its start to its end, and views handed out per buffer never

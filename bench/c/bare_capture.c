@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bare_capture — the reference frame path: a plain C V4L2 mmap capture
  * loop (open, S_FMT, S_PARM, REQBUFS, mmap, QBUF, STREAMON, then poll /

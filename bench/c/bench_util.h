@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench_util.h — what the benchmark programs share: clocks, CPU time,
  * resident memory, FourCC names, one JSON line of results, and the

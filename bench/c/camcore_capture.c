@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore_capture — the camcore side of the benchmark: receives frames
  * through libcamcore's public C API (include/camcore.h) and measures what

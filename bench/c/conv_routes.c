@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * conv_routes — finds the honest reference of a conversion row: every libyuv
  * route the benchmark knows for a pair (bench_util.h bench_routes) run on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * dlopen_time — the cost of loading a shared library into a fresh process:
  * the time dlopen(RTLD_NOW) takes, the shared objects it brought in (and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * loop_writer — feeds a v4l2loopback device with one fixed MJPEG frame at
  * a steady rate, so that camcore and the reference decode byte-identical

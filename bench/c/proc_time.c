@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * proc_time — runs a command and reports its wall time and the CPU time
  * (user + system, from wait4's rusage) of the whole process, its output

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * s38_scale.c — the instruction side of the S38 bench row (issue 14 item 3):
  * 1920x1080 4:2:2 JPEG -> 640x360 I420 by TurboJPEG + libyuv called

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Library cost of the Python entry points, in a fresh process: the time
 `import camcore` (the camcore package, bindings/python: ctypes loads libcamcore) or
 `import cv2` (opencv-python-headless) takes, with numpy already imported

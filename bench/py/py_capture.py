@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Python frame path of the benchmark: CPU per frame of a Python program
 receiving frames, one JSON line on stdout.
 

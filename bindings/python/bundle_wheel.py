@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Builds the self-contained camcore wheel: the package plus libcamcore.so and the
 libraries it needs that a stock Debian 12 lacks, so that
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore-capture — list the cameras, capture frames, save a PNG snapshot.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // camcore-cpp-demo — libcamcore from C++17, through camcore.hpp.
 //
 // camcore.hpp (installed next to camcore.h) wraps the C API: the manager

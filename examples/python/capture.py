@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """capture.py — the camcore main job in Python.
 
 Lists the cameras, captures N frames from the first camera (or --device ID),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """video_call.py — the camera side of a video call with a camcore session.
 
 A session turns the camera on exactly while video is sent or a preview

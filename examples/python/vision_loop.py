@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """vision_loop.py — a computer-vision loop on camcore: numpy RGB frames, one by one.
 
 Negotiates "about WxH at 15–30 fps" on the first camera (or --device ID,

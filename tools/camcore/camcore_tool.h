@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore — the command-line tool's internal header: what its files share.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore capture [DEVICE] [...]: capture with a live progress line, a
  * summary, a PNG snapshot (camcore_frame_convert to RGB) and the frames,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore controls [DEVICE] [--set NAME=VALUE ...]: list the controls
  * with values and ranges, or set some.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore formats [DEVICE]: pixel formats, frame sizes and frame rates.
  */

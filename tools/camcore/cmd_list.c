@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore list: the cameras, one a line, or as JSON.
  */

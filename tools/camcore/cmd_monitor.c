@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore monitor: the cameras present, then each one connected or
  * disconnected, until Ctrl-C.

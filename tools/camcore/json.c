@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * JSON output: a string, "key": value pairs, a camera's fields.
  */

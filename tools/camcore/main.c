@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * camcore — the command-line tool of libcamcore.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * What the commands share: messages and exit codes, signals, names,
  * number parsing, and finding the camera a DEVICE argument names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ccpw.h — camcore's thin C shim over libpipewire-0.3 (SPEC S32–S34).
  *

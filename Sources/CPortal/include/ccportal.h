@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* The camera portal (org.freedesktop.portal.Camera, SPEC S35) through
  * libdbus-1, which is loaded at run time (dlopen of libdbus-1.so.3;
  * CAMCORE_DBUS_LIBRARY overrides the name) so libcamcore.so loads without

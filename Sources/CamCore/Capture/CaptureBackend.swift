@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What an app asks a capture to use (SPEC S17).
 public struct CaptureRequest: Sendable, Equatable {
     public var fourcc: FourCC

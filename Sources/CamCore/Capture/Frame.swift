@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// One plane of a frame: where it starts, the bytes per row, the bytes used.
 public struct Plane: @unchecked Sendable {
     /// First byte of the plane (after V4L2's data_offset). Borrowed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The check of a frame description that comes from the app (a pushed
 /// frame, a hook's replacement) against what its FourCC and size need
 /// (SPEC S22, S31): camcore and every receiver read the planes through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CV4L2
 import Synchronization
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Camera controls as values (SPEC S27): what a control is, what it may be
 /// set to, and how a driver rounds a value. Pure logic, no device: the
 /// ioctls live in ControlDevice.swift, the per-capturer object in

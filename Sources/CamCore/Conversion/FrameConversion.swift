@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// One frame converted on its own (camcore_frame_convert): the same
 /// PixelConverter a capture with an output format uses (S8, S38), made for
 /// the call. For every frame of a stream, the capture's output format is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CTurboJPEG
 internal import CYuv
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// One kind of camera behind one seam (ARCHITECTURE "Backend seam"; model:
 /// SDL3's SDL_CameraDriverImpl): how its cameras are listed, described
 /// (formats, rates), opened for capture and watched for hot-plug. The

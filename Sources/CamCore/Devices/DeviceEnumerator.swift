@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Builds the device list from udev and short V4L2 queries (SPEC S1–S4).
 enum DeviceEnumerator {
     /// The capture devices present now, in node order. Each node is opened

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What kind of camera a device is (SPEC S2).
 public enum DeviceType: Int32, Sendable {
     /// Built into the machine: a non-removable camera.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CUdev
 import Synchronization
 #if canImport(Glibc)

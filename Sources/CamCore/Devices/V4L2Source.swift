@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import Synchronization
 
 /// The V4L2 capture nodes, found through libudev (SPEC S1–S3, S24).

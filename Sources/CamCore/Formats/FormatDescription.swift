@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The frame sizes a format offers (V4L2 VIDIOC_ENUM_FRAMESIZES, SPEC S5).
 /// Ranges stay ranges: never blown up into lists.
 public enum SizeRange: Sendable, Equatable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A V4L2 pixel format code: four ASCII characters packed little-endian
 /// (`v4l2_fourcc('Y','U','Y','V')`).
 public struct FourCC: Hashable, Sendable, CustomStringConvertible {

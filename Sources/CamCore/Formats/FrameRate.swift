@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A frame rate in frames per second as an exact fraction (30/1,
 /// 30000/1001). V4L2 speaks in frame intervals (seconds per frame); a rate
 /// is the interval turned over, kept as a fraction so that 12375/742500 s

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What an app would like to capture (SPEC S6): default 1280x720 at
 /// 15–30 fps, the driver's own pixel format.
 public struct CapturePreference: Sendable, Equatable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What camcore knows of one pixel format: its planes, their geometry and
 /// its names (model: libcamera's `PixelFormatInfo`). One entry per FourCC
 /// in `PixelFormatTable`; plane splitting, conversion, the C ABI (and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Where the logical planes of a pixel format sit in one memory buffer.
 /// Formats such as I420 and NV12 come in one V4L2 buffer; frames split
 /// them so that plane 1 of I420 is always its U plane (SPEC S22). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import Synchronization
 
 /// Which camera the session uses, and following it through hot-plug

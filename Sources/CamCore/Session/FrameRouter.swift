@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import Synchronization
 
 /// Who gets each frame (SPEC S14, S15, S20, S21): the capture hook, then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The camera switch as pure code (SPEC S9–S15, S17 stop, S21): the
 /// session's inputs to S9, the one S9 predicate over them, and the state
 /// transitions of the transmission. No device, no lock, no thread: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C ABI of camcore.h's "Controls (S27, S28)" section: @_cdecl exports
 // only. Each body checks its arguments, makes one call into CamCore
 // (Capturer.controls) and maps any error to a status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C ABI of camcore.h's "Manager" section: @_cdecl exports only.
 // Each body checks its arguments, makes one call into CamCore and maps
 // any error to a status; no Swift error or trap crosses the boundary.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The "Pixel formats" section of include/camcore.h: camcore's pixel-format
 // table (CamCore's PixelFormatTable) as C sees it. Each body checks its
 // arguments and reads the table; no Swift error or trap crosses the boundary.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C ABI of the video session (include/camcore.h, "Video session"):
 // @_cdecl exports and handle boxing only; the camera switch is
 // CamCore.VideoSession.

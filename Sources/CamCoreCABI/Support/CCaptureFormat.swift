@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CCamCore  // no header type in this file's public signatures
 import CamCore
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 public import CCamCore  // the header's types are this module's API (the @_cdecl signatures)
 import CamCore
 import Synchronization

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CCamCore
 import CamCore
 import Synchronization

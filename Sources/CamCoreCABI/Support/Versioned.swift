@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CCamCore  // only internal helpers here
 import CamCore
 #if canImport(Glibc)

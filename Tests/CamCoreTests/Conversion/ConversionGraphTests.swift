@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CYuv
 import Testing
 @testable import CamCore

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CTurboJPEG
 import CYuv
 import Testing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CV4L2
 import Glibc
 import Synchronization

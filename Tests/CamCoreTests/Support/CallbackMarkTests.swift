@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import Synchronization
 import Testing
 @testable import CamCore

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * device_access — lists the cameras and tries to open each one, for the
  * kernel permission test (Tests/kernel/test_faults.py). The test runs it as

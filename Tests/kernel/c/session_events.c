@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * session_events — drives one camcore video session for the kernel hot-plug
  * and fault tests (Tests/kernel/test_hotplug.py, test_faults.py).

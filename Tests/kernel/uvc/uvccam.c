@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * uvccam: an emulated USB UVC 1.1 webcam for the kernel tests.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A PEP 517 build backend for the camcore package, standard library only.
 
 Why not setuptools: the package is pure Python (ctypes), and building it

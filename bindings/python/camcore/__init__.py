@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """camcore: camera control for Linux — find cameras, negotiate a format, capture frames.
 
 A Python binding of libcamcore (a C library) through ctypes: no compiled

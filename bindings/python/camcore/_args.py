@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks and conversions of Python arguments into C arguments.
 
 ctypes would silently wrap or truncate a value a C field cannot hold

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The capturer: one open camera, streaming into callbacks or pulled frame by frame.
 
     with camcore.Manager() as m, m.open(m.devices()[0].id) as cap:

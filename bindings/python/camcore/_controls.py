@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Camera controls (SPEC S27): brightness, focus, zoom, exposure, ... of an open camera.
 
 Every V4L2 control is listed with its type, range, step, default, value,

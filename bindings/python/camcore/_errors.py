@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exceptions: one class per camcore status code, each also the matching builtin.
 
 Every failing call raises the class of its status code (SPEC S29: a failed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Frames: borrowed views of the library's buffers, and numpy views of their pixels.
 
 A frame handed to a callback is *borrowed* (SPEC S23): its memory is the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Descriptions: plain, frozen copies of what the library reports.
 
 Lists and descriptions are copied out of the C structs into these

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The manager: lists cameras and their formats, negotiates, opens capturers and sessions.
 
     import camcore

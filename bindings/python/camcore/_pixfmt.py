@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """FourCC codes and camcore's pixel-format table.
 
 A V4L2 pixel format is a 32-bit FourCC: four ASCII characters, the first in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The raw ctypes layer of camcore: libcamcore's C ABI (include/camcore.h) as it is.
 
 Everything here mirrors the header one to one: the status codes and enum

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The video session: the camera switch of a video call (SPEC S9–S21).
 
 A session keeps the camera on exactly while video is transmitted (started,

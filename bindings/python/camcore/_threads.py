@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Thread hooks: one Python thread state per capture thread.
 
 A ctypes callback on a thread Python does not know creates a thread state

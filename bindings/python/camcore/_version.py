@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The binding's version: the header version (CAMCORE_VERSION_* of include/camcore.h)
 it mirrors, which is also the package version."""
 VERSION_MAJOR = 0

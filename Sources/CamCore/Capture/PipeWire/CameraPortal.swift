@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CPortal
 import Synchronization
 #if canImport(Glibc)

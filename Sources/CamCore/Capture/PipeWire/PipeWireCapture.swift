@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CPipeWire
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 internal import CPipeWire
 import Synchronization
 #if canImport(Glibc)
