@@ -171,6 +171,10 @@ PER_TEST_TIMEOUT = 150
 _hang_file = None
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "guard_s(seconds): this test's own hang guard instead of PER_TEST_TIMEOUT")
+
+
 @pytest.fixture(autouse=True)
 def _hang_guard(request):
     global _hang_file
@@ -184,7 +188,8 @@ def _hang_guard(request):
         _hang_file.write(f"last test started: {request.node.nodeid} "
                          f"(thread stacks follow if it ran over {PER_TEST_TIMEOUT} s)\n")
         _hang_file.flush()
-        faulthandler.dump_traceback_later(PER_TEST_TIMEOUT, exit=True, file=_hang_file)
+        mark = request.node.get_closest_marker("guard_s")
+        faulthandler.dump_traceback_later(mark.args[0] if mark else PER_TEST_TIMEOUT, exit=True, file=_hang_file)
     yield
     if IN_GUEST:
         faulthandler.cancel_dump_traceback_later()

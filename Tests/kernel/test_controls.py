@@ -168,6 +168,7 @@ def test_S27_gain_inactive_under_autogain_then_writable_with_event(vivid, camcor
     with pytest.raises(camcore.StateError) as e:
         gain.set(50)
     assert "'Gain' (0x00980913) is inactive" in e.value.detail
+    assert "while 'Gain, Automatic' (0x00980912) is on" in e.value.detail, e.value.detail
     assert "turn that off first" in e.value.detail
 
     events = Events()

@@ -235,6 +235,8 @@ def test_S27_controls_coupled_to_auto_modes(uvc_cam, camcore):
             with pytest.raises(camcore.CamcoreError) as e:
                 cap.set_control(camcore.CID_WHITE_BALANCE_TEMPERATURE, 5000)
             assert isinstance(e.value, (camcore.StateError, camcore.AccessError)), e.value
+            # S27: the error names the automatic control in charge, and how to turn it off.
+            assert "White Balance, Automatic" in str(e.value) and "to 0" in str(e.value), str(e.value)
             try:
                 cap.set_control(camcore.CID_WHITE_BALANCE_AUTO, 0)
                 assert not cap.control(camcore.CID_WHITE_BALANCE_TEMPERATURE).inactive

@@ -5,9 +5,14 @@ it back (S25, S39), and an unplug while the stream is stalled (S25, S39).
 """
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 import time
 
+import pytest
+
+import conftest
 import hotplug_util as hp
 import uvc_util as uvc
 
@@ -114,3 +119,99 @@ def test_S25_S39_unplug_while_stalled_reports_disconnect(uvc_cams, camcore):
     uvc.record("uvc camcore unplug during a stall -> on_error", seconds=took, error=type(errors[0][1]).__name__)
     assert isinstance(errors[0][1], camcore.NoDeviceError), errors
     assert took < 2.5, took
+
+
+# The issue's count: 50 unplug/replug cycles (~2 s each in the guest).
+CYCLES = int(os.environ.get("CAMCORE_UVC_CYCLES", "50"))
+
+
+def _fds_and_threads():
+    return len(os.listdir("/proc/self/fd")), len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.guard_s(60 + 5 * CYCLES)
+def test_S24_S39_unplug_replug_cycles_leak_no_fd_or_thread(uvc_cams, camcore):
+    """CYCLES surprise unplugs and replugs of a UVC camera while a manager watches
+    hot-plug and, each cycle, opens the camera and pulls a frame: one connected and
+    one disconnected event per cycle, the same id each time, and afterwards the
+    process has as many fds and threads as after the first cycle."""
+    cam = uvc_cams(serial="CYCLES01")
+    conns, discs = [], []
+    back = threading.Semaphore(0)
+
+    def on_connected(d):
+        if d.node == cam.capture or d.driver == "uvcvideo":
+            conns.append(d.id)
+            back.release()
+
+    def on_disconnected(d):
+        discs.append(d.id)
+
+    def one_frame(m, dev_id):
+        with m.open(dev_id) as cap:
+            for f in cap.frames(1, fourcc="YUYV", width=640, height=480, fps=30, timeout=10):
+                assert (f.fourcc, f.width, f.height) == ("YUYV", 640, 480)
+
+    with camcore.Manager() as m:
+        dev_id = [d for d in m.devices() if d.node == cam.capture][0].id
+        m.set_hotplug_callbacks(on_connected=on_connected, on_disconnected=on_disconnected)
+        try:
+            base = None
+            t0 = time.monotonic()
+            for i in range(CYCLES):
+                cam.unplug()
+                cam.plug()
+                assert back.acquire(timeout=20), f"cycle {i}: no connected event"
+                ids = [d.id for d in m.devices() if d.driver == "uvcvideo"]
+                assert ids == [dev_id], (i, ids)
+                one_frame(m, dev_id)
+                if base is None:
+                    base = _fds_and_threads()   # after one whole cycle: every lazy thread is up
+            took = time.monotonic() - t0
+            end = _fds_and_threads()
+        finally:
+            m.set_hotplug_callbacks(None, None)
+    assert conns == [dev_id] * CYCLES, conns[-3:]
+    assert discs == [dev_id] * CYCLES, discs[-3:]
+    assert end == base, f"fds, threads after cycle 1: {base}; after cycle {CYCLES}: {end}"
+    uvc.record("uvc unplug/replug cycles", cycles=CYCLES, seconds=round(took, 1),
+               fds=end[0], threads=end[1])
+
+
+def test_S39_cli_capture_ends_with_disconnected_when_unplugged(uvc_cams):
+    """`camcore capture` streaming from the UVC camera: a surprise unplug ends it with
+    the "disconnected" message and exit code 3 (CAMCORE_E_NO_DEVICE: the camera went
+    away), within a few seconds, not a hang or a crash."""
+    tool = os.path.join(conftest.REPO, "tools", "camcore", "camcore")
+    if not os.access(tool, os.X_OK):
+        pytest.fail(f"{tool} not built: run `make tools` on the host")
+    cam = uvc_cams(serial="CLIUNPLUG")
+    env = dict(os.environ)
+    env.pop("CAMCORE_SYNTHETIC_CAMERA", None)
+    p = subprocess.Popen([tool, "capture", cam.capture, "--size", "640x480", "--fps", "30", "--seconds", "60"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd="/tmp")
+    try:
+        def streaming():
+            try:
+                fds = [os.readlink(f"/proc/{p.pid}/fd/{n}") for n in os.listdir(f"/proc/{p.pid}/fd")]
+                return cam.capture in fds and len(os.listdir(f"/proc/{p.pid}/task")) >= 2
+            except OSError:
+                return False
+        deadline = time.monotonic() + 20
+        while not streaming():
+            assert p.poll() is None and time.monotonic() < deadline, "camcore capture did not start streaming"
+            time.sleep(0.05)
+        time.sleep(0.5)   # some frames
+        t0 = time.monotonic()
+        cam.cmd("unplug")
+        out, err = p.communicate(timeout=15)
+        took = time.monotonic() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    print(out, err)
+    assert p.returncode == 3, (p.returncode, err)
+    assert "disconnected" in err and cam.capture in err, err
+    assert took < 5, took
+    uvc.record("uvc cli unplug", unplug_to_exit_s=round(took, 2))

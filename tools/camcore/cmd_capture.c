@@ -578,7 +578,7 @@ int cmd_capture(int argc, char **argv)
     if (c.error_status) {
         const char *msg = c.error_message;
         if (c.error_status == CAMCORE_E_NO_DEVICE)
-            errorf("the camera went away: %s (%s)", dev->node, msg);
+            errorf("the camera was disconnected: %s (%s)", dev->node, msg);
         else
             errorf("capture from %s stopped: %s: %s", dev->node, camcore_strerror(c.error_status), msg);
         rc = exit_code(c.error_status);

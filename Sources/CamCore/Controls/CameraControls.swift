@@ -83,6 +83,28 @@ public final class CameraControls: @unchecked Sendable {
         try withDevice { d throws(CamError) in try d.value(of: try d.query(id)) }
     }
 
+    /// The automatic control that makes a manual one inactive while it is on
+    /// (V4L2's pairs: white balance, exposure, gain, focus, hue), by CID.
+    static func autoControl(of id: UInt32) -> UInt32? {
+        switch id {
+        case 0x0098_091A, 0x0098_090E, 0x0098_090F: return 0x0098_090C // WB temperature, red/blue balance -> AUTO_WHITE_BALANCE
+        case 0x009A_0902, 0x0098_0911: return 0x009A_0901               // EXPOSURE_ABSOLUTE, EXPOSURE -> EXPOSURE_AUTO
+        case 0x0098_0913: return 0x0098_0912                            // GAIN -> AUTOGAIN
+        case 0x009A_090A, 0x009A_090B: return 0x009A_090C               // FOCUS_ABSOLUTE/RELATIVE -> FOCUS_AUTO
+        case 0x0098_0903: return 0x0098_0919                            // HUE -> HUE_AUTO
+        default: return nil
+        }
+    }
+
+    /// How to switch the automatic control `a` off: 0 for a boolean, the
+    /// manual item of a menu (EXPOSURE_AUTO: "Manual Mode", 1).
+    static func turnOff(_ a: ControlInfo) -> String {
+        if a.type == .menu, let m = a.menu.first(where: { $0.name.lowercased().contains("manual") }) {
+            return "to '\(m.name)' (\(m.index))"
+        }
+        return "to 0"
+    }
+
     /// Sets a control and returns the value the driver applied. Refuses
     /// read-only, disabled, inactive and grabbed controls and out-of-range
     /// values with a message giving the valid range; an in-range value off
@@ -93,7 +115,16 @@ public final class CameraControls: @unchecked Sendable {
     public func set(_ id: UInt32, to value: Int64) throws(CamError) -> Int64 {
         try withDevice { d throws(CamError) in
             let info = try d.query(id)
-            let expected = try info.check(value)
+            let expected: Int64
+            do throws(CamError) { expected = try info.check(value) } catch {
+                // An inactive manual control: name the automatic mode in charge of it.
+                if case .state = error, info.flags.contains(.inactive), let auto = CameraControls.autoControl(of: id),
+                   let a = try? d.query(auto) {
+                    throw CamError.state("control \(info.label) is inactive while \(a.label) is on: "
+                        + "turn that off first (set it \(CameraControls.turnOff(a)))")
+                }
+                throw error
+            }
             let applied = try d.set(info, info.type == .button ? 0 : value)
             return info.type == .button ? expected : applied
         }
