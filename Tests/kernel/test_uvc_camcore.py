@@ -137,6 +137,45 @@ def test_S8_capture_mjpeg_decoded_to_i420(uvc_cam, camcore, size):
     assert stats.frames_corrupted == 0
 
 
+def test_S8_mjpeg_decoded_by_camcore_equals_turbojpeg_on_the_same_bytes(uvc_cam, camcore):
+    """The camera's own 4:2:2 MJPEG frames, taken as they come (pull, native): each
+    one converted to RGB24 by camcore (camcore_frame_convert: the converter an
+    output format uses) is byte for byte TurboJPEG's decode of the same JPEG."""
+    import ctypes
+
+    from camcore import _raw
+    from test_mjpeg import TurboJPEG
+
+    w, h = 640, 480
+    lib, tj = _raw.lib, TurboJPEG()
+    checked = 0
+    try:
+        with camcore.Manager() as m:
+            d = only_uvc(m, uvc_cam)
+            with m.open(d.id) as cap:
+                cap.start_pull(fourcc="MJPG", width=w, height=h, fps=30)
+                p = _raw.frame_p()
+                out = (ctypes.c_uint8 * (w * h * 3))()
+                for _ in range(6):   # uvccam cycles through four JPEGs per size
+                    assert lib.camcore_capturer_acquire_frame(cap._h(), 10000, ctypes.byref(p)) == 0
+                    try:
+                        f = p.contents
+                        assert (camcore.fourcc_str(f.fourcc), f.width, f.height) == ("MJPG", w, h)
+                        jpeg = ctypes.string_at(f.planes[0].data, f.planes[0].length)
+                        rc = lib.camcore_frame_convert(p, 0x33424752, 0, 0, out, len(out))  # RGB3
+                        assert rc == 0, f"camcore_frame_convert: status {rc}"
+                    finally:
+                        lib.camcore_frame_release(p)
+                    ref = tj.decode_rgb(jpeg, w, h)
+                    got = np.frombuffer(out, np.uint8).reshape(h, w, 3)
+                    assert np.array_equal(got, ref), f"{int(np.count_nonzero(got != ref))} bytes differ"
+                    checked += 1
+                cap.stop()
+    finally:
+        tj.close()
+    assert checked == 6
+
+
 def test_S2_S39_same_id_after_replug_on_the_same_port(uvc_cams, camcore):
     cam = uvc_cams(serial=None)
     with camcore.Manager() as m:
