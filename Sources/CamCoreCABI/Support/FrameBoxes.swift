@@ -231,13 +231,7 @@ enum FrameBoxes {
             // add, one load, one compare-and-swap.
             if chunkCount.load(ordering: .acquiring) == 1 {
                 let i = Int(UInt(bitPattern: hint.wrappingAdd(1, ordering: .relaxed).oldValue) & UInt(Self.boxesPerChunk - 1))
-                let st = states[0].unsafelyUnwrapped + i
-                let s = st.pointee.load(ordering: .relaxed)
-                if s & 3 == Kind.free.rawValue,
-                   st.pointee.compareExchange(expected: s, desired: s | Kind.busy.rawValue, ordering: .acquiring).exchanged {
-                    let p = bases[0].unsafelyUnwrapped + i &* Self.stride
-                    return Box(index: i, frame: p.assumingMemoryBound(to: camcore_frame.self), side: p + Self.sideOffset)
-                }
+                if claimIfFree(i) { return box(i) }
             }
             while true {
                 let n = chunkCount.load(ordering: .acquiring)
@@ -245,16 +239,20 @@ enum FrameBoxes {
                 let start = hint.wrappingAdd(1, ordering: .relaxed).oldValue
                 for k in 0..<total {
                     let i = Int(UInt(bitPattern: start &+ k) % UInt(total))
-                    let st = state(i)
-                    let s = st.pointee.load(ordering: .relaxed)
-                    guard s & 3 == Kind.free.rawValue else { continue }
-                    if st.pointee.compareExchange(expected: s, desired: s | Kind.busy.rawValue,
-                                                  ordering: .acquiring).exchanged {
-                        return box(i)
-                    }
+                    if claimIfFree(i) { return box(i) }
                 }
                 guard grow(from: n) else { return nil }
             }
+        }
+
+        /// Box `i`, free -> busy for the caller; false when it is not free
+        /// (or another thread claimed it first).
+        @inline(__always)
+        private func claimIfFree(_ i: Int) -> Bool {
+            let st = state(i)
+            let s = st.pointee.load(ordering: .relaxed)
+            return s & 3 == Kind.free.rawValue
+                && st.pointee.compareExchange(expected: s, desired: s | Kind.busy.rawValue, ordering: .acquiring).exchanged
         }
 
         /// A free box, now busy; waits for one when the arena is full (only
