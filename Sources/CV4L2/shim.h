@@ -100,5 +100,20 @@ static const unsigned long CC_VIDIOC_DQEVENT = VIDIOC_DQEVENT;
 
 /* Control ids built from class bases (function-like in the header). */
 static const uint32_t CC_V4L2_CID_CAMERA_ORIENTATION = V4L2_CID_CAMERA_ORIENTATION;
+/* Manual controls and the automatic ones that make them inactive (CameraControls.autoControl). */
+static const uint32_t CC_V4L2_CID_AUTO_WHITE_BALANCE = V4L2_CID_AUTO_WHITE_BALANCE;
+static const uint32_t CC_V4L2_CID_WHITE_BALANCE_TEMPERATURE = V4L2_CID_WHITE_BALANCE_TEMPERATURE;
+static const uint32_t CC_V4L2_CID_RED_BALANCE = V4L2_CID_RED_BALANCE;
+static const uint32_t CC_V4L2_CID_BLUE_BALANCE = V4L2_CID_BLUE_BALANCE;
+static const uint32_t CC_V4L2_CID_EXPOSURE_AUTO = V4L2_CID_EXPOSURE_AUTO;
+static const uint32_t CC_V4L2_CID_EXPOSURE_ABSOLUTE = V4L2_CID_EXPOSURE_ABSOLUTE;
+static const uint32_t CC_V4L2_CID_EXPOSURE = V4L2_CID_EXPOSURE;
+static const uint32_t CC_V4L2_CID_AUTOGAIN = V4L2_CID_AUTOGAIN;
+static const uint32_t CC_V4L2_CID_GAIN = V4L2_CID_GAIN;
+static const uint32_t CC_V4L2_CID_FOCUS_AUTO = V4L2_CID_FOCUS_AUTO;
+static const uint32_t CC_V4L2_CID_FOCUS_ABSOLUTE = V4L2_CID_FOCUS_ABSOLUTE;
+static const uint32_t CC_V4L2_CID_FOCUS_RELATIVE = V4L2_CID_FOCUS_RELATIVE;
+static const uint32_t CC_V4L2_CID_HUE_AUTO = V4L2_CID_HUE_AUTO;
+static const uint32_t CC_V4L2_CID_HUE = V4L2_CID_HUE;
 
 #endif

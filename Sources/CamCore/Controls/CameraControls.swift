@@ -87,14 +87,16 @@ public final class CameraControls: @unchecked Sendable {
     /// (V4L2's pairs: white balance, exposure, gain, focus, hue), by CID.
     static func autoControl(of id: UInt32) -> UInt32? {
         switch id {
-        case 0x0098_091A, 0x0098_090E, 0x0098_090F: return 0x0098_090C // WB temperature, red/blue balance -> AUTO_WHITE_BALANCE
-        case 0x009A_0902, 0x0098_0911: return 0x009A_0901               // EXPOSURE_ABSOLUTE, EXPOSURE -> EXPOSURE_AUTO
-        case 0x0098_0913: return 0x0098_0912                            // GAIN -> AUTOGAIN
-        case 0x009A_090A, 0x009A_090B: return 0x009A_090C               // FOCUS_ABSOLUTE/RELATIVE -> FOCUS_AUTO
-        case 0x0098_0903: return 0x0098_0919                            // HUE -> HUE_AUTO
+        case CC_V4L2_CID_WHITE_BALANCE_TEMPERATURE, CC_V4L2_CID_RED_BALANCE, CC_V4L2_CID_BLUE_BALANCE:
+            return CC_V4L2_CID_AUTO_WHITE_BALANCE
+        case CC_V4L2_CID_EXPOSURE_ABSOLUTE, CC_V4L2_CID_EXPOSURE: return CC_V4L2_CID_EXPOSURE_AUTO
+        case CC_V4L2_CID_GAIN: return CC_V4L2_CID_AUTOGAIN
+        case CC_V4L2_CID_FOCUS_ABSOLUTE, CC_V4L2_CID_FOCUS_RELATIVE: return CC_V4L2_CID_FOCUS_AUTO
+        case CC_V4L2_CID_HUE: return CC_V4L2_CID_HUE_AUTO
         default: return nil
         }
     }
+
 
     /// How to switch the automatic control `a` off: 0 for a boolean, the
     /// manual item of a menu (EXPOSURE_AUTO: "Manual Mode", 1).
