@@ -62,6 +62,11 @@ def ms(ns: Optional[int]) -> str:
 
 def record(case: str, **numbers) -> None:
     """Prints one line of measurements and appends it to the results summary."""
+    record_in(_SUMMARY, case, **numbers)
+
+
+def record_in(summary: str, case: str, **numbers) -> None:
+    """`record`, appending to the summary file `summary` (uvc_util keeps its own)."""
     parts = []
     for k, v in numbers.items():
         if isinstance(v, float):
@@ -70,7 +75,7 @@ def record(case: str, **numbers) -> None:
     line = f"{case}: " + " ".join(parts)
     print("MEASURED " + line)
     try:
-        with open(_SUMMARY, "a") as f:
+        with open(summary, "a") as f:
             f.write(line + "\n")
     except OSError:
         pass

@@ -19,6 +19,7 @@ import time
 from typing import List, Optional, Tuple
 
 import conftest
+import hotplug_util as hp
 
 BIN = os.path.join(conftest.REPO, "build", "kernel-c", "uvccam")
 VHCI = "/sys/devices/platform/vhci_hcd.0"
@@ -43,14 +44,8 @@ _seq = itertools.count()
 
 
 def record(case: str, **numbers) -> None:
-    parts = [f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in numbers.items()]
-    line = f"{case}: " + " ".join(parts)
-    print("MEASURED " + line)
-    try:
-        with open(_SUMMARY, "a") as f:
-            f.write(line + "\n")
-    except OSError:
-        pass
+    """One line of measurements, printed and appended to uvc.txt."""
+    hp.record_in(_SUMMARY, case, **numbers)
 
 
 def load_modules() -> None:

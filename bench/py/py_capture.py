@@ -41,6 +41,14 @@ def status_kb(key: str) -> int:
     return -1
 
 
+def find_device(m, device: str):
+    """The camcore device whose node or id is `device`; exits when there is none."""
+    dev = next((d for d in m.devices() if device in (d.node, d.id)), None)
+    if dev is None:
+        raise SystemExit(f"py_capture: no camcore device {device}")
+    return dev
+
+
 def run_camcore(a) -> dict:
     import camcore
     import numpy  # noqa: F401  camcore imports numpy at the first frame.array; not on the capture thread here
@@ -64,9 +72,7 @@ def run_camcore(a) -> dict:
             done.set()
 
     with camcore.Manager() as m:
-        dev = next((d for d in m.devices() if a.device in (d.node, d.id)), None)
-        if dev is None:
-            raise SystemExit(f"py_capture: no camcore device {a.device}")
+        dev = find_device(m, a.device)
         with m.open(dev.id) as cap:
             cap.start(fourcc="YUYV", width=w, height=h, fps=a.fps, on_frame=on_frame, output=a.output)
             ok = done.wait(120)
@@ -90,9 +96,7 @@ def run_camcore_iter(a) -> dict:
     sink = 0
     cpu0 = wall0 = 0
     with camcore.Manager() as m:
-        dev = next((d for d in m.devices() if a.device in (d.node, d.id)), None)
-        if dev is None:
-            raise SystemExit(f"py_capture: no camcore device {a.device}")
+        dev = find_device(m, a.device)
         with m.open(dev.id) as cap:
             n = 0
             for frame in cap.frames(a.warmup + a.frames, fourcc="YUYV", width=w, height=h, fps=a.fps,
@@ -128,9 +132,7 @@ def run_camcore_rawpull(a) -> dict:
     sink = 0
     cpu0 = wall0 = 0
     with camcore.Manager() as m:
-        dev = next((d for d in m.devices() if a.device in (d.node, d.id)), None)
-        if dev is None:
-            raise SystemExit(f"py_capture: no camcore device {a.device}")
+        dev = find_device(m, a.device)
         with m.open(dev.id) as cap:
             cap.start_pull(fourcc="YUYV", width=w, height=h, fps=a.fps, output=a.output)
             fmt = cap.format
