@@ -3,7 +3,9 @@
  * camcore — the command-line tool's internal header: what its files share.
  *
  *   main.c          usage, global options, command dispatch
- *   cmd_<name>.c    one command each (list, formats, capture, monitor, controls)
+ *   cmd_<name>.c    one command each (list, formats, capture, monitor, controls,
+ *                   view)
+ *   snapshot.c      PNG snapshots of frames (libpng)
  *   json.c          the JSON writer
  *   tool.c          messages and exit codes, signals, names, parsing, devices
  *
@@ -55,7 +57,9 @@ int cmd_formats(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_controls(int argc, char **argv);
-extern const char list_usage[], formats_usage[], capture_usage[], monitor_usage[], controls_usage[];
+int cmd_view(int argc, char **argv);
+extern const char list_usage[], formats_usage[], capture_usage[], monitor_usage[], controls_usage[],
+    view_usage[];
 
 /* The options every command takes besides its own: the global ones may
  * also come after the command. Put COMMON_OPTIONS last in a command's
@@ -114,6 +118,10 @@ struct devices {
 int load_devices(struct devices *d, int include_fallback);
 void free_devices(struct devices *d);
 const camcore_device_info *resolve_device(struct devices *d, const char *spec);
+
+/* snapshot.c: the frame as an RGB PNG at path (converted by camcore,
+ * MJPEG included); 0, or -1 after printing why. */
+int write_snapshot(const camcore_frame *frame, const char *path);
 
 /* json.c */
 void json_str(const char *s);

@@ -7,6 +7,7 @@
  *   camcore capture [DEVICE] [...]    capture with a live progress line
  *   camcore monitor                   print cameras as they come and go
  *   camcore controls [DEVICE] [--set NAME=VALUE ...]
+ *   camcore view [DEVICE]             a live camera window (SDL2, loaded at run time)
  *
  * Written only against the public C API (include/camcore.h): it is
  * libcamcore's first user. `camcore --help` and `camcore COMMAND --help`
@@ -40,6 +41,7 @@ static const struct command {
     {"capture", cmd_capture, capture_usage},
     {"monitor", cmd_monitor, monitor_usage},
     {"controls", cmd_controls, controls_usage},
+    {"view", cmd_view, view_usage},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -60,6 +62,9 @@ static const char main_usage[] =
     "  controls [DEVICE] [--set NAME=VALUE ...]\n"
     "                             list the controls with values and ranges, or set\n"
     "                             some\n"
+    "  view [DEVICE]              the camera live in a window, through a video\n"
+    "                             session: keys pause, hold, flip, switch camera,\n"
+    "                             change size and rate, save a PNG (view --help)\n"
     "\n"
     "DEVICE is a camera id, a device node (/dev/video0) or an index from `list`.\n"
     "Default: the first camera, or camcore's synthetic camera (a test pattern)\n"
@@ -134,12 +139,12 @@ int main(int argc, char **argv)
             return EXIT_OK;
         }
         if ((cmd = find_command(argv[optind + 1])) == NULL)
-            return usage_error("unknown command '%s' (list, formats, capture, monitor, controls)", argv[optind + 1]);
+            return usage_error("unknown command '%s' (list, formats, capture, monitor, controls, view)", argv[optind + 1]);
         command_usage(cmd->usage, stdout);
         return EXIT_OK;
     }
     if ((cmd = find_command(argv[optind])) == NULL)
-        return usage_error("unknown command '%s' (list, formats, capture, monitor, controls)", argv[optind]);
+        return usage_error("unknown command '%s' (list, formats, capture, monitor, controls, view)", argv[optind]);
     g_command = cmd->name;
     /* The command sees argv[0] = its name, as getopt expects. */
     argc -= optind;
