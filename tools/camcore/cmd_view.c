@@ -46,6 +46,7 @@ typedef struct _TTF_Font TTF_Font;
     X(int, SDL_Init, (Uint32), 1)                                                                      \
     X(void, SDL_Quit, (void), 1)                                                                       \
     X(const char *, SDL_GetError, (void), 1)                                                           \
+    X(const char *, SDL_GetCurrentVideoDriver, (void), 1)                                              \
     X(SDL_bool, SDL_SetHint, (const char *, const char *), 1)                                          \
     X(SDL_Window *, SDL_CreateWindow, (const char *, int, int, int, int, Uint32), 1)                   \
     X(void, SDL_DestroyWindow, (SDL_Window *), 1)                                                      \
@@ -545,8 +546,9 @@ static int rate_fits(const camcore_format *f, camcore_fraction r)
            x <= (double)f->max_fps.numerator / f->max_fps.denominator + 1e-9;
 }
 
-/* The highest rate of f that is not above want; else f's highest. */
-static camcore_fraction best_rate(const camcore_format *f, camcore_fraction want)
+/* The highest rate of f that is not above want (want itself when f takes
+ * it and exact is set; for rate ranges else the ladder's); else f's highest. */
+static camcore_fraction best_rate(const camcore_format *f, camcore_fraction want, int exact)
 {
     camcore_fraction none = {0, 0};
     size_t i;
@@ -558,7 +560,7 @@ static camcore_fraction best_rate(const camcore_format *f, camcore_fraction want
                 return f->rates[i];
         return f->rate_count ? f->rates[0] : none;
     }
-    if (want.denominator && rate_fits(f, want))
+    if (exact && want.denominator && rate_fits(f, want))
         return want;
     for (i = 0; i < sizeof ladder_rates / sizeof ladder_rates[0]; i++) {
         camcore_fraction r = {ladder_rates[i], 1};
@@ -634,7 +636,7 @@ static void change_setting(struct view *v, camcore_manager *m, camcore_session *
         i = i < n ? (i + 1) % n : 0;
         w = sizes[i][0], h = sizes[i][1];
         f = format_entry(list, st.format.fourcc, w, h);
-        rate = f ? best_rate(f, rate) : rate;
+        rate = f ? best_rate(f, rate, 1) : rate;
     } else {
         camcore_fraction lower = rate;
         f = format_entry(list, st.format.fourcc, w, h);
@@ -648,11 +650,11 @@ static void change_setting(struct view *v, camcore_manager *m, camcore_session *
             lower.denominator = 1000u;
             lower.numerator = lower.numerator > 1 ? lower.numerator - 1 : 1;
         }
-        rate = best_rate(f, lower);
+        rate = best_rate(f, lower, 0);
         if (rate.numerator == 0 || (uint64_t)rate.numerator * st.format.fps.denominator >=
                                        (uint64_t)st.format.fps.numerator * rate.denominator) {
             camcore_fraction top = {1000000, 1};
-            rate = best_rate(f, top);
+            rate = best_rate(f, top, 0);
         }
         if ((uint64_t)rate.numerator * st.format.fps.denominator ==
             (uint64_t)st.format.fps.numerator * rate.denominator) {
@@ -883,6 +885,16 @@ int cmd_view(int argc, char **argv)
     if (sdl.SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
         errorf("view cannot open a window: %s (is DISPLAY or WAYLAND_DISPLAY set?)", sdl.SDL_GetError());
         return EXIT_FAILED;
+    }
+    {
+        /* With no display SDL falls back to a window nobody sees; unless
+         * that was asked for (SDL_VIDEODRIVER), say so instead. */
+        const char *driver = sdl.SDL_GetCurrentVideoDriver(), *asked = getenv("SDL_VIDEODRIVER");
+        if (driver && (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0) && !(asked && *asked)) {
+            errorf("view cannot open a window: no display (is DISPLAY or WAYLAND_DISPLAY set?)");
+            sdl.SDL_Quit();
+            return EXIT_FAILED;
+        }
     }
     if (load_ttf(why, sizeof why) != 0 || ttf.TTF_Init() != 0) {
         if (!v.quiet)
