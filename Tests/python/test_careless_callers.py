@@ -463,7 +463,11 @@ def test_S35_portal_unreachable_is_denied_with_a_reason(why):
     assert out["devices"] == "['synthetic:0']"      # the synthetic camera is unaffected
     assert out["open"] == "AccessError"
     assert out["frames"] == "2"
-    assert out["events"] == "['pending', 'denied']", r.stdout
+    # The hot-plug watch asks first; request_camera_access() joins that ask
+    # while it is pending, or (it failed already) asks again, as documented
+    # ("after a denial it asks again"): one or two rounds, each pending then
+    # denied, never granted.
+    assert out["events"] in ("['pending', 'denied']", "['pending', 'denied', 'pending', 'denied']"), r.stdout
     assert out["no"] == "portal granted granted", r.stdout
 
 

@@ -24,8 +24,16 @@
 
 #include <SDL.h>
 
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <turbojpeg.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -150,7 +158,8 @@ missing:
 struct view {
     pthread_mutex_t lock;
     Uint32 wake_event;           /* SDL user event: a frame or a message waits */
-    int wake_posted;             /* one wake event is in SDL's queue */
+    int wake_posted;             /* one wake event is in SDL's queue (or the eventfd) */
+    int wake_fd;                 /* --serve: an eventfd instead of SDL events; else -1 */
     const camcore_frame *pending; /* the newest frame, retained; NULL: none */
     uint64_t frames;             /* frames the sink received */
     uint64_t dropped;            /* frames the driver dropped (sequence gaps) */
@@ -180,6 +189,12 @@ static void wake(struct view *v)
 
     if (v->wake_posted)
         return;
+    if (v->wake_fd >= 0) {
+        uint64_t one = 1;
+        if (write(v->wake_fd, &one, sizeof one) == (ssize_t)sizeof one)
+            v->wake_posted = 1;
+        return;
+    }
     memset(&ev, 0, sizeof ev);
     ev.type = v->wake_event;
     if (sdl.SDL_PushEvent(&ev) == 1)
@@ -731,6 +746,333 @@ static void snapshot(struct view *v, const camcore_frame *shown, const char *dir
 }
 
 /* ------------------------------------------------------------------ */
+/* --serve PORT: MJPEG over HTTP                                      */
+/* ------------------------------------------------------------------ */
+
+#define SERVE_CLIENTS 16
+#define SERVE_BOUNDARY "camcoreframe"
+
+struct client {
+    int fd;                     /* -1: free */
+    char request[4096];
+    size_t request_len;
+    int streaming;              /* /stream: a multipart part per frame */
+    int want_snapshot;          /* /snapshot.jpg asked before the first frame */
+    int close_after;            /* close once out is sent */
+    uint8_t *out;               /* bytes to send */
+    size_t out_len, out_sent;
+};
+
+/* Queues bytes on a client (copied after what is queued). */
+static int client_queue(struct client *c, const void *data, size_t n)
+{
+    uint8_t *p = realloc(c->out, c->out_len + n);
+
+    if (p == NULL)
+        return -1;
+    memcpy(p + c->out_len, data, n);
+    c->out = p;
+    c->out_len += n;
+    return 0;
+}
+
+static void client_close(struct client *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c->out);
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+}
+
+static void client_reply(struct client *c, const char *status, const char *type, const void *body, size_t n)
+{
+    char head[256];
+    int k = snprintf(head, sizeof head,
+                     "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-cache\r\n"
+                     "Connection: close\r\n\r\n", status, type, n);
+    client_queue(c, head, (size_t)k);
+    client_queue(c, body, n);
+    c->close_after = 1;
+}
+
+static void client_part(struct client *c, const uint8_t *jpeg, size_t n)
+{
+    char head[128];
+    int k = snprintf(head, sizeof head, "--" SERVE_BOUNDARY "\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n\r\n", n);
+    client_queue(c, head, (size_t)k);
+    client_queue(c, jpeg, n);
+    client_queue(c, "\r\n", 2);
+}
+
+/* One request: GET (or HEAD) of /, /stream, /snapshot.jpg. */
+static void client_request(struct client *c, const char *title, const uint8_t *jpeg, size_t jpeg_len)
+{
+    char method[8], path[256];
+    static const char page[] =
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>%s</title></head>"
+        "<body style=\"margin:0;background:#000\"><img src=\"/stream\" alt=\"camera\" "
+        "style=\"display:block;margin:auto;max-width:100vw;max-height:100vh\"></body></html>\n";
+    char html[1024];
+
+    if (sscanf(c->request, "%7s %255s", method, path) != 2) {
+        client_reply(c, "400 Bad Request", "text/plain", "bad request\n", 12);
+        return;
+    }
+    if (strcmp(method, "GET") != 0) {
+        client_reply(c, "405 Method Not Allowed", "text/plain", "only GET\n", 9);
+        return;
+    }
+    if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
+        int n = snprintf(html, sizeof html, page, title);
+        client_reply(c, "200 OK", "text/html; charset=utf-8", html, (size_t)n);
+    } else if (strcmp(path, "/stream") == 0 || strcmp(path, "/stream.mjpg") == 0) {
+        static const char head[] = "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary="
+                                   SERVE_BOUNDARY "\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
+        client_queue(c, head, sizeof head - 1);
+        c->streaming = 1;
+        if (jpeg_len)
+            client_part(c, jpeg, jpeg_len);
+    } else if (strcmp(path, "/snapshot.jpg") == 0) {
+        if (jpeg_len)
+            client_reply(c, "200 OK", "image/jpeg", jpeg, jpeg_len);
+        else
+            c->want_snapshot = 1;
+    } else {
+        client_reply(c, "404 Not Found", "text/plain", "not found: try / or /stream or /snapshot.jpg\n", 45);
+    }
+}
+
+/* Makes *buf (a tjAlloc() buffer of *cap bytes) at least n bytes. */
+static int jpeg_room(uint8_t **buf, unsigned long *cap, unsigned long n)
+{
+    if (*buf && *cap >= n)
+        return 0;
+    tjFree(*buf);
+    *cap = 0;
+    if ((*buf = tjAlloc((int)n)) == NULL)
+        return -1;
+    *cap = n;
+    return 0;
+}
+
+/* The frame as a JPEG in *jpeg (*cap bytes, grown as needed), its size in
+ * *jpeg_len: MJPEG frames as they are, I420 compressed directly, anything
+ * else converted to I420 by camcore first. */
+static int frame_jpeg(tjhandle tj, const camcore_frame *f, uint8_t **i420, size_t *i420_size, uint8_t **jpeg,
+                      unsigned long *cap, unsigned long *jpeg_len, char *why, size_t why_size)
+{
+    const unsigned char *planes[3];
+    int strides[3];
+    uint32_t bytes = 0;
+
+    if (f->fourcc == CAMCORE_FOURCC_MJPEG || f->fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G')) {
+        if (jpeg_room(jpeg, cap, f->planes[0].length) != 0) {
+            snprintf(why, why_size, "out of memory");
+            return -1;
+        }
+        memcpy(*jpeg, f->planes[0].data, f->planes[0].length);
+        *jpeg_len = f->planes[0].length;
+        return 0;
+    }
+    if (f->fourcc == CAMCORE_FOURCC_I420 && f->plane_count == 3) {
+        for (int p = 0; p < 3; p++)
+            planes[p] = f->planes[p].data, strides[p] = (int)f->planes[p].stride;
+    } else {
+        if (camcore_pixel_format_frame_size(CAMCORE_FOURCC_I420, f->width, f->height, &bytes) != CAMCORE_OK) {
+            snprintf(why, why_size, "%s", camcore_last_error_message());
+            return -1;
+        }
+        if (*i420_size < bytes) {
+            uint8_t *p = realloc(*i420, bytes);
+            if (p == NULL) {
+                snprintf(why, why_size, "out of memory");
+                return -1;
+            }
+            *i420 = p;
+            *i420_size = bytes;
+        }
+        if (camcore_frame_convert(f, CAMCORE_FOURCC_I420, 0, 0, *i420, bytes) != CAMCORE_OK) {
+            snprintf(why, why_size, "%s", camcore_last_error_message());
+            return -1;
+        }
+        planes[0] = *i420;
+        planes[1] = planes[0] + (size_t)f->width * f->height;
+        planes[2] = planes[1] + (size_t)((f->width + 1) / 2) * ((f->height + 1) / 2);
+        strides[0] = (int)f->width;
+        strides[1] = strides[2] = (int)((f->width + 1) / 2);
+    }
+    /* The worst-case size up front: TurboJPEG never reallocates our buffer. */
+    if (jpeg_room(jpeg, cap, tjBufSize((int)f->width, (int)f->height, TJSAMP_420)) != 0) {
+        snprintf(why, why_size, "out of memory");
+        return -1;
+    }
+    *jpeg_len = *cap;
+    if (tjCompressFromYUVPlanes(tj, planes, (int)f->width, strides, (int)f->height, TJSAMP_420, jpeg, jpeg_len, 85,
+                                TJFLAG_NOREALLOC) != 0) {
+        snprintf(why, why_size, "TurboJPEG: %s", tjGetErrorStr2(tj));
+        *jpeg_len = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* Serves the session's frames until Ctrl-C or --seconds. Returns an exit code. */
+static int serve(struct view *v, camcore_session *session, const char *title, const char *address, uint32_t port,
+                 double seconds)
+{
+    struct client clients[SERVE_CLIENTS];
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof sa;
+    int lfd, one = 1, i, rc = EXIT_OK;
+    tjhandle tj = tjInitCompress();
+    uint8_t *i420 = NULL, *jpeg = NULL;
+    size_t i420_size = 0;
+    unsigned long jpeg_len = 0, jpeg_cap = 0;
+    double start = now_s();
+    char why[512], last_why[512] = "";
+
+    for (i = 0; i < SERVE_CLIENTS; i++) {
+        memset(&clients[i], 0, sizeof clients[i]);
+        clients[i].fd = -1;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, address, &sa.sin_addr) != 1) {
+        tjDestroy(tj);
+        return usage_error("view: --bind '%s' is not an IPv4 address", address);
+    }
+    lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 8) != 0 ||
+        getsockname(lfd, (struct sockaddr *)&sa, &sl) != 0) {
+        errorf("view: cannot serve on %s:%u: %s", address, port, strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        tjDestroy(tj);
+        return EXIT_FAILED;
+    }
+    /* The one line a script waits for (port 0: the port the kernel chose). */
+    fprintf(stderr, PROGRAM ": view: serving http://%s:%u/ (MJPEG at /stream, one frame at /snapshot.jpg)\n",
+            address, ntohs(sa.sin_port));
+    while (!g_interrupted && !(seconds > 0 && now_s() - start >= seconds)) {
+        struct pollfd pfd[SERVE_CLIENTS + 2];
+        int map[SERVE_CLIENTS + 2], n = 0;
+
+        pfd[n].fd = lfd, pfd[n].events = POLLIN, map[n++] = -1;
+        pfd[n].fd = v->wake_fd, pfd[n].events = POLLIN, map[n++] = -2;
+        for (i = 0; i < SERVE_CLIENTS; i++) {
+            struct client *c = &clients[i];
+            if (c->fd < 0)
+                continue;
+            pfd[n].fd = c->fd;
+            pfd[n].events = (short)((c->out_sent < c->out_len ? POLLOUT : 0) | (c->streaming ? 0 : POLLIN));
+            map[n++] = i;
+        }
+        if (poll(pfd, (nfds_t)n, 200) < 0) {
+            if (errno == EINTR)
+                continue;
+            errorf("view: poll: %s", strerror(errno));
+            rc = EXIT_FAILED;
+            break;
+        }
+        for (int k = 0; k < n; k++) {
+            if (!pfd[k].revents)
+                continue;
+            if (map[k] == -1) {
+                int fd = accept(lfd, NULL, NULL);
+                if (fd >= 0 && (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || fcntl(fd, F_SETFL, O_NONBLOCK) != 0)) {
+                    close(fd);
+                    fd = -1;
+                }
+                for (i = 0; fd >= 0 && i < SERVE_CLIENTS && clients[i].fd >= 0; i++)
+                    ;
+                if (fd >= 0 && i == SERVE_CLIENTS) {
+                    static const char busy[] = "HTTP/1.0 503 Service Unavailable\r\nConnection: close\r\n\r\n";
+                    (void)!write(fd, busy, sizeof busy - 1);
+                    close(fd);
+                } else if (fd >= 0) {
+                    clients[i].fd = fd;
+                }
+            } else if (map[k] == -2) {
+                uint64_t count;
+                const camcore_frame *f;
+                (void)!read(v->wake_fd, &count, sizeof count);
+                pthread_mutex_lock(&v->lock);
+                v->wake_posted = 0;
+                f = v->pending;
+                v->pending = NULL;
+                pthread_mutex_unlock(&v->lock);
+                if (f == NULL || (f->flags & CAMCORE_FRAME_CORRUPTED)) {
+                    camcore_frame_release(f);
+                    continue;
+                }
+                if (frame_jpeg(tj, f, &i420, &i420_size, &jpeg, &jpeg_cap, &jpeg_len, why, sizeof why) != 0) {
+                    jpeg_len = 0;
+                    if (strcmp(why, last_why) != 0) {
+                        snprintf(last_why, sizeof last_why, "%s", why);
+                        post(v, "cannot encode a frame: %s", why);
+                    }
+                }
+                camcore_frame_release(f);
+                for (i = 0; i < SERVE_CLIENTS && jpeg_len; i++) {
+                    struct client *c = &clients[i];
+                    if (c->fd < 0)
+                        continue;
+                    if (c->want_snapshot) {
+                        c->want_snapshot = 0;
+                        client_reply(c, "200 OK", "image/jpeg", jpeg, jpeg_len);
+                    } else if (c->streaming && c->out_sent == c->out_len) {
+                        /* A client still sending the last frame skips this one. */
+                        c->out_len = c->out_sent = 0;
+                        client_part(c, jpeg, jpeg_len);
+                    }
+                }
+            } else {
+                struct client *c = &clients[map[k]];
+                if (pfd[k].revents & POLLIN) {
+                    ssize_t got = read(c->fd, c->request + c->request_len, sizeof c->request - 1 - c->request_len);
+                    if (got <= 0) {
+                        client_close(c);
+                        continue;
+                    }
+                    c->request_len += (size_t)got;
+                    c->request[c->request_len] = 0;
+                    if (strstr(c->request, "\r\n\r\n") || strstr(c->request, "\n\n"))
+                        client_request(c, title, jpeg, jpeg_len);
+                    else if (c->request_len == sizeof c->request - 1)
+                        client_reply(c, "431 Request Header Fields Too Large", "text/plain", "too large\n", 10);
+                } else if (pfd[k].revents & POLLOUT) {
+                    ssize_t put = send(c->fd, c->out + c->out_sent, c->out_len - c->out_sent, MSG_NOSIGNAL);
+                    if (put < 0 && errno != EAGAIN && errno != EINTR) {
+                        client_close(c);
+                        continue;
+                    }
+                    if (put > 0)
+                        c->out_sent += (size_t)put;
+                    if (c->out_sent == c->out_len) {
+                        c->out_len = c->out_sent = 0;
+                        if (c->close_after)
+                            client_close(c);
+                    }
+                } else if (pfd[k].revents & (POLLHUP | POLLERR)) {
+                    client_close(c);
+                }
+            }
+        }
+        (void)session;
+    }
+    for (i = 0; i < SERVE_CLIENTS; i++)
+        client_close(&clients[i]);
+    close(lfd);
+    free(i420);
+    tjFree(jpeg);
+    tjDestroy(tj);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* The command                                                        */
 /* ------------------------------------------------------------------ */
 
@@ -767,6 +1109,13 @@ const char view_usage[] =
     "  --snapshot-dir DIR  where 's' saves pictures (default: the current directory)\n"
     "  --mirror            start mirrored\n"
     "  --quiet             no messages on stderr\n"
+    "  --serve PORT        no window: serve the video as MJPEG over HTTP instead, for a\n"
+    "                      browser: http://127.0.0.1:PORT/ (the page), /stream (the\n"
+    "                      multipart MJPEG stream), /snapshot.jpg (one frame); PORT 0\n"
+    "                      takes a free port (the URL is printed on stderr). Runs\n"
+    "                      until Ctrl-C or --seconds; needs no SDL2 and no display\n"
+    "  --bind ADDR         the IPv4 address to serve on (default 127.0.0.1: this\n"
+    "                      machine only)\n"
     "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
     "  -h, --help          this help\n"
     "\n"
@@ -789,8 +1138,11 @@ static int parse_wxh(const char *val, uint32_t *w, uint32_t *h)
 
 int cmd_view(int argc, char **argv)
 {
-    enum { OPT_SIZE = OPT_COMMAND, OPT_FPS, OPT_FORMAT, OPT_SECONDS, OPT_SNAPDIR, OPT_MIRROR, OPT_QUIET };
+    enum { OPT_SIZE = OPT_COMMAND, OPT_FPS, OPT_FORMAT, OPT_SECONDS, OPT_SNAPDIR, OPT_MIRROR, OPT_QUIET, OPT_SERVE,
+           OPT_BIND };
     static const struct option options[] = {
+        {"serve", required_argument, NULL, OPT_SERVE},
+        {"bind", required_argument, NULL, OPT_BIND},
         {"size", required_argument, NULL, OPT_SIZE},
         {"fps", required_argument, NULL, OPT_FPS},
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -817,7 +1169,8 @@ int cmd_view(int argc, char **argv)
     double seconds = 0, start, last_title = 0, rate = 0, rate_t0;
     uint64_t rate_frames0 = 0, rate_ts0 = 0;
     unsigned snapshots = 0;
-    int opt, rc = EXIT_OK, status, quit = 0, mirror = 0, quiet = 0, font_px = 16;
+    int opt, rc = EXIT_OK, status, quit = 0, mirror = 0, quiet = 0, font_px = 16, serve_port = -1;
+    const char *bind_addr = "127.0.0.1";
     char why[512], title[512], line[256], code[8];
 
     while ((opt = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1) {
@@ -853,6 +1206,20 @@ int cmd_view(int argc, char **argv)
         case OPT_MIRROR:
             mirror = 1;
             break;
+        case OPT_SERVE: {
+            uint32_t p;
+            if (parse_u32(val, &p) || p > 65535)
+                return usage_error("view: --serve '%s' is not a TCP port (0-65535; 0: any free one)", val);
+            serve_port = (int)p;
+            break;
+        }
+        case OPT_BIND: {
+            struct in_addr a;
+            if (inet_pton(AF_INET, val, &a) != 1)
+                return usage_error("view: --bind '%s' is not an IPv4 address (e.g. 127.0.0.1)", val);
+            bind_addr = val;
+            break;
+        }
         case OPT_QUIET:
             quiet = 1;
             break;
@@ -877,6 +1244,16 @@ int cmd_view(int argc, char **argv)
     v.quiet = quiet;
     w.mirror = mirror;
 
+    v.wake_fd = -1;
+    if (serve_port >= 0) {
+        /* --serve: no window, no SDL; frames wake the server through an eventfd. */
+        if ((v.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+            errorf("view: eventfd: %s", strerror(errno));
+            return EXIT_FAILED;
+        }
+        pthread_mutex_init(&v.lock, NULL);
+        goto camera;
+    }
     /* SDL first: without it, or without a display, no camera is opened. */
     if (load_sdl(why, sizeof why) != 0) {
         errorf("view needs SDL2 (Debian: apt-get install libsdl2-2.0-0): %s", why);
@@ -905,6 +1282,8 @@ int cmd_view(int argc, char **argv)
     }
     pthread_mutex_init(&v.lock, NULL);
     v.wake_event = sdl.SDL_RegisterEvents(1);
+
+camera:
 
     if ((rc = load_devices(&d, 1)) != EXIT_OK)
         goto out_sdl;
@@ -952,6 +1331,12 @@ int cmd_view(int argc, char **argv)
     }
     if ((status = camcore_session_start_transmission(session, CAMCORE_VIDEO_RESUME, 0)) != CAMCORE_OK) {
         rc = fail(status, "turning the camera on", dev);
+        goto out_session;
+    }
+
+    if (serve_port >= 0) {
+        catch_signals();
+        rc = serve(&v, session, dev->name, bind_addr, (uint32_t)serve_port, seconds);
         goto out_session;
     }
 
@@ -1161,7 +1546,10 @@ out_devices:
 out_sdl:
     if (ttf.handle)
         ttf.TTF_Quit();
-    sdl.SDL_Quit();
+    if (sdl.handle)
+        sdl.SDL_Quit();
+    if (v.wake_fd >= 0)
+        close(v.wake_fd);
     pthread_mutex_destroy(&v.lock);
     return rc;
 }
