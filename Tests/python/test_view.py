@@ -170,3 +170,105 @@ def test_view_runs_for_seconds_and_exits_0(view):
     v.wait_window()
     assert v.wait_exit() == 0, v.lines
     assert os.path.exists(str(STAGE_LIB))
+
+
+# ---------------------------------------------------------------------------
+# --serve PORT: the same session's frames as MJPEG over HTTP (no window)
+# ---------------------------------------------------------------------------
+
+def _serve(tool, *args):  # noqa: F811
+    """`camcore view --serve 0 ARGS` with no display; (process, port)."""
+    import re
+    env = dict(os.environ, **ENV)
+    env["DISPLAY"] = ""
+    p = subprocess.Popen([tool, "view", "--serve", "0", *args], env=env, stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:
+        m = re.search(r"serving http://127\.0\.0\.1:(\d+)/", line)
+        if m:
+            return p, int(m.group(1))
+    p.wait(10)
+    raise AssertionError(f"no 'serving' line; exit {p.returncode}")
+
+
+def _get(port, path, method="GET"):
+    import http.client
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    c.request(method, path)
+    return c, c.getresponse()
+
+
+def _decode_jpeg(data, w, h):
+    raw = subprocess.run(["convert", "jpeg:-", "-depth", "8", "rgb:-"], input=data, capture_output=True,
+                         check=True).stdout
+    assert len(raw) == w * h * 3
+    return np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 3)
+
+
+def test_view_serve_gives_the_camera_as_mjpeg_over_http(tool):  # noqa: F811
+    p, port = _serve(tool, "--size", "640x480", "--fps", "30")
+    try:
+        # One frame: a 640x480 JPEG of the colour bars.
+        c, r = _get(port, "/snapshot.jpg")
+        assert r.status == 200 and r.getheader("Content-Type") == "image/jpeg"
+        jpeg = r.read()
+        c.close()
+        assert jpeg[:2] == b"\xff\xd8" and jpeg[-2:] == b"\xff\xd9"
+        pic = _decode_jpeg(jpeg, 640, 480)
+        assert sum(1 for v in xview.bar_check(pic, xview.BARS_100).values() if v) >= 3
+
+        # The stream: multipart parts, each a whole JPEG of the stated length;
+        # the bars slide, so successive frames differ.
+        c, r = _get(port, "/stream")
+        assert r.status == 200
+        assert r.getheader("Content-Type") == "multipart/x-mixed-replace; boundary=camcoreframe"
+        parts = []
+        while len(parts) < 4:
+            line = r.fp.readline()
+            if line.strip() == b"":
+                continue
+            assert line == b"--camcoreframe\r\n", line
+            headers = {}
+            while True:
+                h = r.fp.readline().decode()
+                if h == "\r\n":
+                    break
+                k, v = h.split(":", 1)
+                headers[k.strip().lower()] = v.strip()
+            assert headers["content-type"] == "image/jpeg"
+            body = r.fp.read(int(headers["content-length"]))
+            assert body[:2] == b"\xff\xd8" and body[-2:] == b"\xff\xd9"
+            parts.append(body)
+        c.close()
+        assert len(set(parts)) == 4
+        # The page, and what is not there.
+        c, r = _get(port, "/")
+        page = r.read().decode()
+        assert r.status == 200 and '<img src="/stream"' in page and "camcore synthetic camera" in page
+        c.close()
+        c, r = _get(port, "/nothing")
+        assert r.status == 404
+        c.close()
+        c, r = _get(port, "/", method="POST")
+        assert r.status == 405
+        c.close()
+    finally:
+        p.terminate()
+        assert p.wait(15) == 0
+
+
+def test_view_serve_bad_port_and_port_in_use(tool):  # noqa: F811
+    import socket
+    env = dict(ENV, DISPLAY="")
+    r = run(tool, "view", "--serve", "70000", env_extra=env)
+    assert r.returncode == 2 and "--serve '70000' is not a TCP port" in r.stderr
+    r = run(tool, "view", "--serve", "80", "--bind", "localhost", env_extra=env)
+    assert r.returncode == 2 and "--bind 'localhost' is not an IPv4 address" in r.stderr
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(1)
+    try:
+        r = run(tool, "view", "--serve", str(s.getsockname()[1]), "--seconds", "5", env_extra=env, timeout=30)
+        assert r.returncode == 1 and "cannot serve on 127.0.0.1:" in r.stderr, r.stderr
+        assert "Address already in use" in r.stderr
+    finally:
+        s.close()

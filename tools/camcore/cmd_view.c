@@ -824,7 +824,21 @@ static void client_request(struct client *c, const char *title, const uint8_t *j
         return;
     }
     if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
-        int n = snprintf(html, sizeof html, page, title);
+        char safe[512];
+        size_t j = 0;
+        int n;
+        /* The camera's name as HTML text. */
+        for (const char *t = title; *t && j + 6 < sizeof safe; t++) {
+            const char *e = *t == '<' ? "&lt;" : *t == '>' ? "&gt;" : *t == '&' ? "&amp;" : *t == '"' ? "&quot;" : NULL;
+            if (e) {
+                memcpy(safe + j, e, strlen(e));
+                j += strlen(e);
+            } else {
+                safe[j++] = *t;
+            }
+        }
+        safe[j] = 0;
+        n = snprintf(html, sizeof html, page, safe);
         client_reply(c, "200 OK", "text/html; charset=utf-8", html, (size_t)n);
     } else if (strcmp(path, "/stream") == 0 || strcmp(path, "/stream.mjpg") == 0) {
         static const char head[] = "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary="
