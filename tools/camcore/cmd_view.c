@@ -321,6 +321,7 @@ struct window {
     SDL_Texture *picture;        /* the frame's texture */
     Uint32 picture_format;       /* its SDL pixel format */
     uint32_t picture_w, picture_h;
+    int picture_full_range;      /* its YUV is full range (decoded from MJPEG) */
     uint8_t *converted;          /* camcore_frame_convert output, for formats SDL has no texture for */
     size_t converted_size;
     TTF_Font *font;
@@ -348,11 +349,17 @@ static Uint32 texture_format(uint32_t fourcc, int have_nv)
     }
 }
 
-/* Makes sure the picture texture is fmt at w x h. */
-static int picture_texture(struct window *w, Uint32 fmt, uint32_t width, uint32_t height)
+/* Makes sure the picture texture is fmt at w x h, its YUV read as full
+ * range (JPEG) or as limited range BT.601/BT.709 (SDL's automatic choice
+ * by size, what cameras send). SDL takes the conversion mode when a YUV
+ * texture is made (or, without YUV textures, when it is drawn). */
+static int picture_texture(struct window *w, Uint32 fmt, uint32_t width, uint32_t height, int full_range)
 {
-    if (w->picture && w->picture_format == fmt && w->picture_w == width && w->picture_h == height)
+    sdl.SDL_SetYUVConversionMode(full_range ? SDL_YUV_CONVERSION_JPEG : SDL_YUV_CONVERSION_AUTOMATIC);
+    if (w->picture && w->picture_format == fmt && w->picture_w == width && w->picture_h == height &&
+        w->picture_full_range == full_range)
         return 0;
+    w->picture_full_range = full_range;
     if (w->picture)
         sdl.SDL_DestroyTexture(w->picture);
     w->picture = sdl.SDL_CreateTexture(w->renderer, fmt, SDL_TEXTUREACCESS_STREAMING, (int)width, (int)height);
@@ -373,9 +380,7 @@ static int upload(struct window *w, const camcore_frame *f, char *why, size_t wh
     int st;
 
     if (fmt) {
-        /* MJPEG-decoded YUV is full range (JFIF); everything else BT.601/709
-         * limited range as SDL's automatic mode assumes. */
-        if (picture_texture(w, fmt, f->width, f->height) != 0)
+        if (picture_texture(w, fmt, f->width, f->height, 0) != 0)
             goto sdl_error;
         if (fmt == SDL_PIXELFORMAT_IYUV || fmt == SDL_PIXELFORMAT_YV12)
             st = sdl.SDL_UpdateYUVTexture(w->picture, NULL, f->planes[0].data, (int)f->planes[0].stride,
@@ -416,10 +421,10 @@ static int upload(struct window *w, const camcore_frame *f, char *why, size_t wh
     if (out == CAMCORE_FOURCC_I420) {
         uint32_t cw = (f->width + 1) / 2, ch = (f->height + 1) / 2;
         const uint8_t *y = w->converted, *u = y + (size_t)f->width * f->height, *v = u + (size_t)cw * ch;
-        if (picture_texture(w, SDL_PIXELFORMAT_IYUV, f->width, f->height) != 0 ||
+        if (picture_texture(w, SDL_PIXELFORMAT_IYUV, f->width, f->height, 1) != 0 ||
             sdl.SDL_UpdateYUVTexture(w->picture, NULL, y, (int)f->width, u, (int)cw, v, (int)cw) != 0)
             goto sdl_error;
-    } else if (picture_texture(w, SDL_PIXELFORMAT_RGBA32, f->width, f->height) != 0 ||
+    } else if (picture_texture(w, SDL_PIXELFORMAT_RGBA32, f->width, f->height, 0) != 0 ||
                sdl.SDL_UpdateTexture(w->picture, NULL, w->converted, (int)f->width * 4) != 0) {
         goto sdl_error;
     }
