@@ -193,7 +193,7 @@ _ShapeKey = Tuple[int, int, int, int]
 # (another thread may read a frame while its callback returns).
 _views_lock = threading.Lock()
 _views: Dict[Tuple[int, int], "_BufferViews"] = {}
-_VIEWS_MAX = 64   # buffers remembered; more (many streams) starts again
+_VIEWS_MAX = 64   # buffers remembered; more (many streams) forgets the oldest half
 
 
 def _flat_view(address: int, length: int) -> Tuple[Any, "U8Array"]:
@@ -244,7 +244,10 @@ def _buffer_views(address: int, length: int, shape_key: Optional[_ShapeKey]) -> 
     v = _views.get((address, length))
     if v is None or (shape_key is not None and v.shape_key != shape_key):
         if len(_views) >= _VIEWS_MAX:
-            _views.clear()
+            # Forget the oldest half (buffers of streams that ended, most
+            # likely), not the views a running stream is reusing.
+            for old in list(_views)[:_VIEWS_MAX // 2]:
+                del _views[old]
         v = _views[(address, length)] = _BufferViews(address, length, shape_key)
     return v
 
