@@ -292,7 +292,9 @@ static void on_done(void *user_data, int status)
 {
     struct completion *c = user_data;
 
-    if (status != CAMCORE_OK)
+    if (status == CAMCORE_E_NO_DEVICE && strcmp(c->what, "flip") == 0)
+        post(c->view, "flip: no other camera");
+    else if (status != CAMCORE_OK)
         post(c->view, "%s failed: %s", c->what, camcore_strerror(status));
     free(c);
 }
@@ -524,8 +526,8 @@ static TTF_Font *open_font(int size)
 
     if (ttf.handle == NULL)
         return NULL;
-    if (env && *env)
-        return ttf.TTF_OpenFont(env, size);
+    if (env && *env && (font = ttf.TTF_OpenFont(env, size)) == NULL)
+        fprintf(stderr, PROGRAM ": view: cannot use the font CAMCORE_VIEW_FONT=%s; using DejaVu Sans Mono\n", env);
     for (i = 0; i < sizeof fonts / sizeof fonts[0] && font == NULL; i++)
         font = ttf.TTF_OpenFont(fonts[i], size);
     return font;
@@ -743,7 +745,7 @@ static void snapshot(struct view *v, const camcore_frame *shown, const char *dir
     }
     do
         snprintf(path, sizeof path, "%s/camcore-view-%03u.png", dir, ++*count);
-    while (stat(path, &sb) == 0 && *count < 100000);
+    while (lstat(path, &sb) == 0 && *count < 100000); /* any name there, links too, is skipped */
     if (write_snapshot(shown, path) == 0)
         post(v, "snapshot saved: %s (%ux%u)", path, shown->width, shown->height);
     else
@@ -1340,8 +1342,9 @@ camera:
         camcore_capture_config cfg;
         camcore_capture_config_init(&cfg);
         cfg.fourcc = fourcc;
-        if (width)
-            cfg.width = width, cfg.height = height;
+        /* Without --size: the preference's size (1280x720), as --help says. */
+        cfg.width = width ? width : scfg.preference.width;
+        cfg.height = width ? height : scfg.preference.height;
         cfg.fps = fps;
         if ((status = camcore_session_start(session, &cfg, NULL, NULL)) != CAMCORE_OK) {
             rc = fail(status, "setting the capture format", dev);
