@@ -98,6 +98,8 @@ const char *position_name(int32_t position);
 const char *fourcc_text(uint32_t fourcc, char out[8]);
 const char *fps_text(camcore_fraction f, char *buf, size_t size);
 int parse_u32(const char *text, uint32_t *out);
+/* "640x480" -> width, height (both non-zero); 0, or -1 if not WxH. */
+int parse_size(const char *text, uint32_t *width, uint32_t *height);
 /* "YUYV", "I420", "mjpeg", "Y16 -BE" or "Y16-BE" (big-endian, as v4l2-ctl
  * names it) -> a FourCC; 0, or -1 if not one. */
 int parse_fourcc(const char *text, uint32_t *out);

@@ -216,19 +216,6 @@ const char capture_usage[] =
     "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
     "  -h, --help          this help\n";
 
-/* WxH -> width, height (both non-zero); 0, or -1. */
-static int parse_size(const char *val, uint32_t *w, uint32_t *h)
-{
-    const char *x = strchr(val, 'x');
-    char wbuf[16];
-
-    if (!x || (size_t)(x - val) >= sizeof wbuf)
-        return -1;
-    memcpy(wbuf, val, (size_t)(x - val));
-    wbuf[x - val] = 0;
-    return parse_u32(wbuf, w) || parse_u32(x + 1, h) || !*w || !*h ? -1 : 0;
-}
-
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), t = strlen(tail);

@@ -1145,18 +1145,6 @@ const char view_usage[] =
     "the font file in CAMCORE_VIEW_FONT. Exit codes as for every command: 3 no\n"
     "such camera, 4 camera busy or no permission, 1 no display or no SDL2.\n";
 
-static int parse_wxh(const char *val, uint32_t *w, uint32_t *h)
-{
-    const char *x = strchr(val, 'x');
-    char wbuf[16];
-
-    if (!x || (size_t)(x - val) >= sizeof wbuf)
-        return -1;
-    memcpy(wbuf, val, (size_t)(x - val));
-    wbuf[x - val] = 0;
-    return parse_u32(wbuf, w) || parse_u32(x + 1, h) || !*w || !*h ? -1 : 0;
-}
-
 int cmd_view(int argc, char **argv)
 {
     enum { OPT_SIZE = OPT_COMMAND, OPT_FPS, OPT_FORMAT, OPT_SECONDS, OPT_SNAPDIR, OPT_MIRROR, OPT_QUIET, OPT_SERVE,
@@ -1198,7 +1186,7 @@ int cmd_view(int argc, char **argv)
         const char *val = optarg;
         switch (opt) {
         case OPT_SIZE:
-            if (parse_wxh(val, &width, &height))
+            if (parse_size(val, &width, &height))
                 return usage_error("view: --size '%s' is not WIDTHxHEIGHT (e.g. 640x480)", val);
             break;
         case OPT_FPS:

@@ -262,6 +262,19 @@ int parse_fps(const char *text, camcore_fraction *out)
     return 0;
 }
 
+/* WxH -> width, height (both non-zero); 0, or -1. */
+int parse_size(const char *val, uint32_t *w, uint32_t *h)
+{
+    const char *x = strchr(val, 'x');
+    char wbuf[16];
+
+    if (!x || (size_t)(x - val) >= sizeof wbuf)
+        return -1;
+    memcpy(wbuf, val, (size_t)(x - val));
+    wbuf[x - val] = 0;
+    return parse_u32(wbuf, w) || parse_u32(x + 1, h) || !*w || !*h ? -1 : 0;
+}
+
 int parse_u32(const char *text, uint32_t *out)
 {
     char *end;
