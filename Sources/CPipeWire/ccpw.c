@@ -178,6 +178,7 @@ struct ccpw_core {
     pthread_mutex_t lock; /* nodes */
     ccpw_node nodes[MAX_NODES];
     size_t n_nodes;
+    struct ccpw_stream *streams; /* open streams (under lock): failed when their node goes */
     int alive;
     int sync_seq, synced; /* the round trip that ends a wait */
     /* The node request in progress (node_request, under the loop lock): the
@@ -239,6 +240,8 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
         c->on_node(c->user_data, 1, &n);
 }
 
+static void streams_lost(struct ccpw_core *c, uint32_t node_id);
+
 static void on_global_remove(void *data, uint32_t id)
 {
     struct ccpw_core *c = data;
@@ -257,6 +260,10 @@ static void on_global_remove(void *data, uint32_t id)
         }
     }
     pthread_mutex_unlock(&c->lock);
+    /* A stream on a removed node may stay linked to nothing without a state
+     * change (WirePlumber re-making nodes): it fails here instead. */
+    if (found)
+        streams_lost(c, id);
     if (found && c->on_node)
         c->on_node(c->user_data, 0, &gone);
 }
@@ -400,6 +407,17 @@ void ccpw_core_destroy(ccpw_core *c)
 }
 
 int ccpw_core_alive(ccpw_core *c) { return c && c->alive; }
+
+void ccpw_core_set_listener(ccpw_core *c, ccpw_node_fn on_node, void *user_data)
+{
+    if (!c)
+        return;
+    /* Under the loop lock: the registry callbacks run holding it. */
+    pw.pw_thread_loop_lock(c->loop);
+    c->on_node = on_node;
+    c->user_data = user_data;
+    pw.pw_thread_loop_unlock(c->loop);
+}
 
 size_t ccpw_core_nodes(ccpw_core *c, ccpw_node *out, size_t cap)
 {
@@ -734,6 +752,8 @@ struct slot {
 
 struct ccpw_stream {
     struct ccpw_core *core;
+    struct ccpw_stream *next; /* in core->streams */
+    uint32_t node_id;         /* the registry id of the node it captures from */
     struct pw_stream *stream;
     struct spa_hook listener;
     int event_fd;
@@ -766,6 +786,18 @@ static void stream_fail(struct ccpw_stream *s, const char *why)
     w = write(s->event_fd, &one, sizeof one);
     (void)w;
     pw.pw_thread_loop_signal(s->core->loop, false);
+}
+
+/* On the loop thread: every open stream on the node that is gone fails. */
+static void streams_lost(struct ccpw_core *c, uint32_t node_id)
+{
+    struct ccpw_stream *s;
+
+    pthread_mutex_lock(&c->lock);
+    for (s = c->streams; s; s = s->next)
+        if (s->node_id == node_id)
+            stream_fail(s, "the PipeWire camera went away (node removed)");
+    pthread_mutex_unlock(&c->lock);
 }
 
 static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error)
@@ -915,7 +947,7 @@ static const struct pw_stream_events stream_events = {
     .process = on_process,
 };
 
-ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t fourcc, uint32_t width,
+ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t node_id, uint32_t fourcc, uint32_t width,
                               uint32_t height, uint32_t rate_num, uint32_t rate_den, uint32_t nbuffers,
                               int event_fd, int timeout_ms, char *err, size_t errlen)
 {
@@ -938,6 +970,7 @@ ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t fourcc,
         return NULL;
     }
     s->core = c;
+    s->node_id = node_id;
     s->event_fd = event_fd;
     s->nbuffers = nbuffers < 2 ? 2 : nbuffers > MAX_BUFFERS ? MAX_BUFFERS : nbuffers;
     pthread_mutex_init(&s->lock, NULL);
@@ -975,6 +1008,10 @@ ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t fourcc,
         goto fail;
     }
     pw.pw_stream_add_listener(s->stream, &s->listener, &stream_events, s);
+    pthread_mutex_lock(&c->lock);
+    s->next = c->streams;
+    c->streams = s;
+    pthread_mutex_unlock(&c->lock);
     r = pw.pw_stream_connect(s->stream, PW_DIRECTION_INPUT, PW_ID_ANY,
                              PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_DONT_RECONNECT, params, 1);
     if (r < 0) {
@@ -1122,6 +1159,14 @@ void ccpw_stream_close(ccpw_stream *s)
     if (!s || !s->stream)
         return;
     pw.pw_thread_loop_lock(s->core->loop);
+    pthread_mutex_lock(&s->core->lock);
+    for (struct ccpw_stream **p = &s->core->streams; *p; p = &(*p)->next) {
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->core->lock);
     pw.pw_stream_disconnect(s->stream);
     spa_hook_remove(&s->listener);
     pw.pw_stream_destroy(s->stream);

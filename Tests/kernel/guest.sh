@@ -40,6 +40,11 @@ export PYTHONDONTWRITEBYTECODE=1   # the shared root is read-only
 export PYTHONUNBUFFERED=1
 unset CAMCORE_SYNTHETIC_CAMERA
 
+# A crash leaves a core in the results folder; its threads' backtraces are
+# written beside it after the run (gdb from the shared root, when present).
+ulimit -c unlimited
+echo "$res/core.%e.%p" > /proc/sys/kernel/core_pattern 2>/dev/null || true
+
 # No cache (read-only tree); no hypothesis/benchmark plugins (slow to import, unused here).
 "$py" -m pytest -p no:cacheprovider -p no:hypothesispytest -p no:benchmark -rA -v --color=no --durations=6 \
     --junitxml="$res/junit.xml" "$tests" "$@" 2>&1 | tee "$res/pytest.log"
@@ -59,6 +64,17 @@ else
   } > "$res/summary.txt"
   [ "$status" = 0 ] && status=1
 fi
+
+for core in "$res"/core.*; do
+  [ -e "$core" ] || continue
+  exe=$(file -b "$core" 2>/dev/null | sed -n "s/.*execfn: '\([^']*\)'.*/\1/p")
+  [ -n "$exe" ] || exe=$(command -v "$py")
+  if command -v gdb >/dev/null 2>&1; then
+    gdb -batch -nx -ex 'thread apply all bt 30' "$exe" "$core" > "$core.backtrace.txt" 2>&1
+    echo "guest: a crash: $core (backtraces in ${core##*/}.backtrace.txt)"
+    grep -m1 -A30 'Program terminated' "$core.backtrace.txt" >> "$res/summary.txt"
+  fi
+done
 
 dmesg > "$res/dmesg.txt" 2>/dev/null
 modprobe -r vivid 2>/dev/null

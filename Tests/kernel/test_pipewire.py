@@ -552,7 +552,8 @@ def test_S25_S34_session_on_a_pipewire_camera_falls_back_and_returns(pipewire, c
             if ("connected", d.id) in events:
                 assert wait_until(lambda: s.state.device_id == d.id, 30), (events, s.state)
                 k = p.n
-                assert wait_until(lambda: p.n >= k + 3, 30), "no frames after the return"
+                assert wait_until(lambda: p.n >= k + 3, 30), \
+                    f"no frames after the return: {events} {s.state}{_pw_state(pipewire)}"
             s.set_device_callbacks()
     print("S25 PipeWire session events:", events)
 

@@ -62,6 +62,10 @@ ccpw_core *ccpw_connect(int fd, int timeout_ms, ccpw_node_fn on_node, void *user
 /* Disconnects and frees; no node callback runs after it returns. */
 void ccpw_core_destroy(ccpw_core *core);
 
+/* Replaces the node callback and its user data (NULL: none); no call of the
+ * old one runs after it returns. */
+void ccpw_core_set_listener(ccpw_core *core, ccpw_node_fn on_node, void *user_data);
+
 /* 1 while connected; 0 once the daemon went away or the connection failed. */
 int ccpw_core_alive(ccpw_core *core);
 
@@ -133,8 +137,11 @@ typedef struct ccpw_buffer {
  * offers exactly fourcc at width x height and rate_num/rate_den (0/0: no
  * rate), nbuffers buffers; waits up to timeout_ms for the format to be
  * agreed. event_fd (an eventfd of the caller's) gets a write for each
- * buffer ready. NULL on failure with the reason in err. */
-ccpw_stream *ccpw_stream_open(ccpw_core *core, const char *target, uint32_t fourcc, uint32_t width,
+ * buffer ready. node_id is the node's registry id: when the registry
+ * removes that node the stream fails ("went away"), even if PipeWire leaves
+ * it linked to nothing. The core must outlive the stream (ccpw_stream_free).
+ * NULL on failure with the reason in err. */
+ccpw_stream *ccpw_stream_open(ccpw_core *core, const char *target, uint32_t node_id, uint32_t fourcc, uint32_t width,
                               uint32_t height, uint32_t rate_num, uint32_t rate_den, uint32_t nbuffers,
                               int event_fd, int timeout_ms, char *err, size_t errlen);
 

@@ -10,10 +10,13 @@ import Glibc
 final class PipeWireBuffers: BufferPool, @unchecked Sendable {
     /// The shim's stream; closed by the backend, freed (unmapped) here.
     let stream: OpaquePointer
+    /// The connection the stream runs on, kept as long as the stream.
+    private let core: PipeWireSource.Core
     static let slots = 32
 
-    init(stream: OpaquePointer, waker: Waker) {
+    init(stream: OpaquePointer, core: PipeWireSource.Core, waker: Waker) {
         self.stream = stream
+        self.core = core
         super.init(count: PipeWireBuffers.slots, waker: waker)
     }
 
@@ -29,7 +32,7 @@ final class PipeWireBuffers: BufferPool, @unchecked Sendable {
 /// suspend timeout.
 final class PipeWireCapture: CaptureBackend {
     private let source: PipeWireSource
-    private let core: OpaquePointer
+    private let core: PipeWireSource.Core
     private let nodeID: UInt32
     /// target.object of the stream: the node's object.serial (or node.name).
     private let target: String
@@ -44,7 +47,7 @@ final class PipeWireCapture: CaptureBackend {
     private var sequence: UInt32 = 0
     private var closed = false
 
-    init(source: PipeWireSource, core: OpaquePointer, nodeID: UInt32, target: String, device: DeviceInfo) {
+    init(source: PipeWireSource, core: PipeWireSource.Core, nodeID: UInt32, target: String, device: DeviceInfo) {
         self.source = source; self.core = core; self.nodeID = nodeID; self.target = target; self.device = device
     }
 
@@ -79,7 +82,7 @@ final class PipeWireCapture: CaptureBackend {
         let (w, h, rate) = try choose(r)
         let ready = try Waker()
         var err = [CChar](repeating: 0, count: 256)
-        guard let s = ccpw_stream_open(core, target, r.fourcc.rawValue, UInt32(w), UInt32(h),
+        guard let s = ccpw_stream_open(core.p, target, nodeID, r.fourcc.rawValue, UInt32(w), UInt32(h),
                                        rate?.numerator ?? 0, rate?.denominator ?? 0, UInt32(r.bufferCount),
                                        ready.fd, 5000, &err, err.count) else {
             let m = PipeWireSource.text(err)
@@ -96,7 +99,7 @@ final class PipeWireCapture: CaptureBackend {
                                frameBytes: info?.frameBytes(width: Int(fw), height: Int(fh)) ?? 0,
                                frameRate: rn != 0 && rd != 0 ? FrameRate(rn, rd) : nil,
                                bufferCount: Int(ccpw_stream_buffer_count(s)))
-        pool = PipeWireBuffers(stream: s, waker: waker)
+        pool = PipeWireBuffers(stream: s, core: core, waker: waker)
         self.ready = ready
         wait = FdWait(fd: ready.fd, events: Int16(POLLIN), waker: waker)
         sequence = 0

@@ -23,8 +23,8 @@ final class PipeWireControls: ControlSurface, @unchecked Sendable {
     private struct Control { var info: ControlInfo; var prop: UInt32 }
     private let cache = Mutex<[Control]?>(nil)
 
-    init(core: OpaquePointer, nodeID: UInt32, name: String) {
-        self.core = PipeWireSource.Core(p: core)
+    init(core: PipeWireSource.Core, nodeID: UInt32, name: String) {
+        self.core = core
         self.nodeID = nodeID
         self.name = name
     }

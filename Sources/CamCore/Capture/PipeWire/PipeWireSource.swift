@@ -24,8 +24,16 @@ import Glibc
 final class PipeWireSource: CameraSource, @unchecked Sendable {
     let idPrefix = "pipewire:"
 
-    /// The shim's connection (ccpw_core), which is safe from any thread.
-    struct Core: @unchecked Sendable { let p: OpaquePointer }
+    /// The shim's connection (ccpw_core), which is safe from any thread. It
+    /// is destroyed when its last holder lets go: the source, and every
+    /// capture, buffer pool and control surface made on it, so a stream
+    /// never outlives the loop it runs on (a dead connection is replaced
+    /// while streams on it may still be closing).
+    final class Core: @unchecked Sendable {
+        let p: OpaquePointer
+        init(_ p: OpaquePointer) { self.p = p }
+        deinit { ccpw_core_destroy(p) }
+    }
     private struct State {
         var core: Core?
         /// Why the last connection attempt failed; nil when connected.
@@ -62,7 +70,9 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     }
 
     deinit {
-        if let c = state.withLock({ $0.core }) { ccpw_core_destroy(c.p) }
+        // A capture's buffers may keep the connection a while: its registry
+        // must not call into this source any more.
+        if let c = state.withLock({ $0.core }) { ccpw_core_set_listener(c.p, nil, nil) }
     }
 
     /// Why PipeWire cameras cannot be listed now (library or daemon
@@ -73,15 +83,15 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     }
 
     /// The live connection, connecting (again) when there is none.
-    private func connection() -> OpaquePointer? {
-        if let c = state.withLock({ $0.core }), ccpw_core_alive(c.p) != 0 { return c.p }
-        return connecting.withLock { _ -> OpaquePointer? in
+    private func connection() -> Core? {
+        if let c = state.withLock({ $0.core }), ccpw_core_alive(c.p) != 0 { return c }
+        return connecting.withLock { _ -> Core? in
             let (old, failedAt) = state.withLock { s -> (Core?, UInt64) in
                 if let c = s.core, ccpw_core_alive(c.p) == 0 { s.core = nil; return (c, s.failedAt) }
                 return (nil, s.failedAt)
             }
-            if let old { ccpw_core_destroy(old.p) }
-            if let c = state.withLock({ $0.core }) { return c.p }
+            if let old { ccpw_core_set_listener(old.p, nil, nil) }  // destroyed with its last holder
+            if let c = state.withLock({ $0.core }) { return c }
             let now = monotonicNs()
             if failedAt != 0 && now - failedAt < 500_000_000 { return nil }
             var fd: Int32 = -1
@@ -115,7 +125,7 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
                 s.reason = c == nil ? message : nil
                 s.failedAt = c == nil ? now : 0
             }
-            return c
+            return made
         }
     }
 
@@ -220,7 +230,7 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     private func nodes() -> [ccpw_node] {
         guard let c = connection() else { return [] }
         var buf = [ccpw_node](repeating: ccpw_node(), count: 64)
-        let n = ccpw_core_nodes(c, &buf, buf.count)
+        let n = ccpw_core_nodes(c.p, &buf, buf.count)
         return Array(buf.prefix(min(n, buf.count)))
     }
 
@@ -235,7 +245,7 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
 
     /// The live connection and the node now (its registry id and serial
     /// change when the daemon restarts). Errors: io (no daemon), noDevice.
-    func resolve(_ d: DeviceInfo) throws(CamError) -> (OpaquePointer, ccpw_node) {
+    func resolve(_ d: DeviceInfo) throws(CamError) -> (Core, ccpw_node) {
         guard let c = connection() else {
             throw .io(state.withLock { $0.reason } ?? "PipeWire is not available")
         }
@@ -250,10 +260,10 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
         return try PipeWireSource.formats(core: c, nodeID: n.id, name: d.node)
     }
 
-    static func formats(core c: OpaquePointer, nodeID: UInt32, name: String) throws(CamError) -> [FormatDescription] {
+    static func formats(core c: Core, nodeID: UInt32, name: String) throws(CamError) -> [FormatDescription] {
         var err = [CChar](repeating: 0, count: 256)
         var buf = [ccpw_format](repeating: ccpw_format(), count: 256)
-        let n = ccpw_enum_formats(c, nodeID, 5000, &buf, buf.count, &err, err.count)
+        let n = ccpw_enum_formats(c.p, nodeID, 5000, &buf, buf.count, &err, err.count)
         if n < 0 { throw .io("\(name): \(PipeWireSource.text(err))") }
         return buf.prefix(Int(min(n, Int32(buf.count)))).map(description)
     }
