@@ -83,7 +83,7 @@ extern "C" {
 /** The version of this header: the major number (changes break the ABI; see CHANGELOG.md). \since 0.1 */
 #define CAMCORE_VERSION_MAJOR 0
 /** The minor number: new functions and struct fields (before 1.0 also ABI changes). \since 0.1 */
-#define CAMCORE_VERSION_MINOR 1
+#define CAMCORE_VERSION_MINOR 2
 /** The patch number: fixes only. \since 0.1 */
 #define CAMCORE_VERSION_PATCH 0
 
@@ -1109,7 +1109,7 @@ void camcore_frame_release(const camcore_frame *frame);
  *          format to fourcc); CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread, including frame callbacks; calls do
  *               not share state.
- * \since 0.1
+ * \since 0.2
  * \sa camcore_pixel_format_frame_size, camcore_capture_config
  */
 int camcore_frame_convert(const camcore_frame *frame, uint32_t fourcc, uint32_t width, uint32_t height,

@@ -554,8 +554,8 @@ static void test_S29_version(void)
 
     CHECK(camcore_version() == CAMCORE_VERSION, "camcore_version() 0x%06" PRIx32 " != header 0x%06x",
           camcore_version(), (unsigned)CAMCORE_VERSION);
-    CHECK(CAMCORE_VERSION == CAMCORE_VERSION_NUM(0, 1, 0) && CAMCORE_VERSION == 0x000100u,
-          "CAMCORE_VERSION packs 0.1.0 as 0x%06x", (unsigned)CAMCORE_VERSION);
+    CHECK(CAMCORE_VERSION == CAMCORE_VERSION_NUM(0, 2, 0) && CAMCORE_VERSION == 0x000200u,
+          "CAMCORE_VERSION packs 0.2.0 as 0x%06x", (unsigned)CAMCORE_VERSION);
     snprintf(expect, sizeof expect, "%d.%d.%d", CAMCORE_VERSION_MAJOR, CAMCORE_VERSION_MINOR,
              CAMCORE_VERSION_PATCH);
     CHECK(camcore_version_string() != NULL && strcmp(camcore_version_string(), expect) == 0,

@@ -75,10 +75,10 @@ def assert_still_works(cap, fourcc="YUYV"):
 # ---------------------------------------------------------------------------
 
 def test_S29_version_matches_header():
-    assert camcore.VERSION == (0, 1, 0)
-    assert camcore.VERSION_NUM == 0x000100
+    assert camcore.VERSION == (0, 2, 0)
+    assert camcore.VERSION_NUM == 0x000200
     assert camcore.library_version() == camcore.VERSION
-    assert camcore.version() == "0.1.0"
+    assert camcore.version() == "0.2.0"
 
 
 NAMES = {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The project's licence: a LICENSE file (MIT) and an SPDX line in every
 source file git tracks (code, scripts, build files), so that a file copied
 out of the tree still says what it may be used under."""

@@ -94,6 +94,12 @@ def main() -> int:
             os.chmod(copy, 0o755)
             subprocess.run([patchelf, "--set-rpath", "$ORIGIN", str(copy)], check=True)
             members.append((f"camcore/_libs/{soname}", copy.read_bytes(), 0o755))
+    # Each bundled library's licence (Debian's copyright file of its package).
+    for pkg in sorted({debian_package(path) for _, path in bundle[1:]}):
+        copyright_file = Path("/usr/share/doc") / pkg.split(":")[0] / "copyright"
+        if not copyright_file.is_file():
+            raise SystemExit(f"bundle_wheel: no licence text for {pkg} ({copyright_file})")
+        members.append((f"camcore/_libs/LICENSES/{pkg}.copyright", copyright_file.read_bytes(), 0o644))
     machine = platform.machine()
     name = camcore_build.write_wheel(str(out_dir), members, f"py3-none-linux_{machine}")
     print(f"bundle_wheel: {out_dir / name}")

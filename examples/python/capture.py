@@ -35,71 +35,15 @@ except ModuleNotFoundError:  # run from a checkout, not installed: the package i
                                     "bindings", "python"))
     import camcore
 
-# Formats this example can turn into RGB for the snapshot, in order of preference.
-CONVERTIBLE = ("YUYV", "YU12", "NV12", "RGB3", "BGR3", "GREY")
+# Formats tried first when --format is not given, in order of preference;
+# camcore converts any of them (and most others) to RGB for the snapshot.
+PREFERRED = ("YUYV", "YU12", "NV12", "MJPG", "RGB3", "BGR3", "GREY")
 FORMAT_ALIASES = {"I420": "YU12", "MJPEG": "MJPG", "RGB24": "RGB3", "BGR24": "BGR3"}
 
 
 # ---------------------------------------------------------------------------
-# Colour conversion (BT.601, limited range) and PNG writing
+# PNG writing (the RGB pixels come from camcore: Frame.convert)
 # ---------------------------------------------------------------------------
-
-def yuv_to_rgb(y: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """BT.601 limited-range Y'CbCr -> 8-bit RGB; y, u, v are (h, w) uint8 arrays."""
-    c = (y.astype(np.float32) - 16.0) * 1.164
-    d = u.astype(np.float32) - 128.0
-    e = v.astype(np.float32) - 128.0
-    rgb = np.empty(y.shape + (3,), dtype=np.float32)
-    rgb[..., 0] = c + 1.596 * e
-    rgb[..., 1] = c - 0.392 * d - 0.813 * e
-    rgb[..., 2] = c + 2.017 * d
-    return np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
-
-
-def _rows(plane: np.ndarray, rows: int, row_bytes: int, stride: int) -> np.ndarray:
-    """(rows, row_bytes) view of a 1-D plane whose rows are `stride` bytes apart."""
-    need = (rows - 1) * stride + row_bytes
-    if plane.size < need:
-        raise ValueError(f"plane has {plane.size} bytes, needs {need}")
-    return np.lib.stride_tricks.as_strided(plane, shape=(rows, row_bytes),
-                                           strides=(stride, 1), writeable=False)
-
-
-def _upsample(c: np.ndarray, h: int, w: int) -> np.ndarray:
-    """2x2 chroma subsampled plane -> full size (nearest neighbour)."""
-    return np.repeat(np.repeat(c, 2, axis=0), 2, axis=1)[:h, :w]
-
-
-def to_rgb(fourcc: str, width: int, height: int, planes, strides) -> np.ndarray:
-    """Converts one frame (1-D uint8 planes with their strides) to an (h, w, 3) RGB array."""
-    w, h = width, height
-    if fourcc == "YUYV":
-        px = _rows(planes[0], h, w * 2, strides[0]).reshape(h, w // 2, 4)
-        y = px[:, :, 0::2].reshape(h, w)
-        u = np.repeat(px[:, :, 1], 2, axis=1)
-        v = np.repeat(px[:, :, 3], 2, axis=1)
-        return yuv_to_rgb(y, u, v)
-    if fourcc == "YU12":  # I420: Y, then U (Cb), then V (Cr), chroma 2x2 subsampled
-        cw, ch = (w + 1) // 2, (h + 1) // 2
-        y = _rows(planes[0], h, w, strides[0])
-        u = _upsample(_rows(planes[1], ch, cw, strides[1]), h, w)
-        v = _upsample(_rows(planes[2], ch, cw, strides[2]), h, w)
-        return yuv_to_rgb(y, u, v)
-    if fourcc == "NV12":  # Y, then interleaved Cb,Cr
-        cw, ch = (w + 1) // 2, (h + 1) // 2
-        y = _rows(planes[0], h, w, strides[0])
-        uv = _rows(planes[1], ch, cw * 2, strides[1]).reshape(ch, cw, 2)
-        return yuv_to_rgb(y, _upsample(uv[:, :, 0], h, w), _upsample(uv[:, :, 1], h, w))
-    if fourcc == "RGB3":
-        return np.ascontiguousarray(_rows(planes[0], h, w * 3, strides[0]).reshape(h, w, 3))
-    if fourcc == "BGR3":
-        bgr = _rows(planes[0], h, w * 3, strides[0]).reshape(h, w, 3)
-        return np.ascontiguousarray(bgr[..., ::-1])
-    if fourcc == "GREY":
-        g = _rows(planes[0], h, w, strides[0])
-        return np.repeat(g[:, :, None], 3, axis=2)
-    raise ValueError(f"no RGB conversion for {fourcc}")
-
 
 def png_bytes(rgb: np.ndarray) -> bytes:
     """An 8-bit RGB PNG of an (h, w, 3) uint8 array (zlib + struct only)."""
@@ -140,7 +84,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--fps", type=float, default=30, metavar="N", help="frame rate (30)")
     p.add_argument("--format", metavar="FOURCC",
                    help="pixel format, e.g. YUYV, I420/YU12, NV12 (default: first of "
-                        + ", ".join(CONVERTIBLE) + " the camera offers)")
+                        + ", ".join(PREFERRED) + " the camera offers)")
     p.add_argument("--snapshot", default="snapshot.png", metavar="FILE",
                    help="PNG file for one frame (snapshot.png); '' for none")
     a = p.parse_args(argv)
@@ -157,9 +101,9 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def choose_format(m: camcore.Manager, device_id: str) -> str:
-    """The first format in CONVERTIBLE the device offers, else its first format."""
+    """The first format in PREFERRED the device offers, else its first format."""
     offered = [f.fourcc for f in m.formats(device_id)]
-    for fcc in CONVERTIBLE:
+    for fcc in PREFERRED:
         if fcc in offered:
             return fcc
     if not offered:
@@ -252,9 +196,9 @@ def main(argv=None) -> int:
         if snap is not None:
             with snap:  # released at the end of the block
                 try:
-                    rgb = to_rgb(snap.fourcc, snap.width, snap.height,
-                                 [snap.plane(i) for i in range(snap.plane_count)], snap.strides)
-                except ValueError as e:
+                    # camcore's conversion (libyuv; TurboJPEG for MJPEG): (h, w, 3) RGB.
+                    rgb = snap.convert("RGB24").array
+                except camcore.CamcoreError as e:
                     print(f"no snapshot: {e}", file=sys.stderr)
                     rgb = None
                 seq = snap.sequence

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* A consumer of an installed camcore (CMake find_package, Meson dependency):
  * prints the library version, then pulls 3 frames of the synthetic camera
- * and prints their size: "camcore 0.1.0" / "3 frames 320x240 YUYV". */
+ * and prints their size: "camcore 0.2.0" / "3 frames 320x240 YUYV". */
 #include <camcore.h>
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The same consumer in C++ on camcore.hpp: "camcore 0.1.0" / "3 frames 320x240 YUYV".
+// The same consumer in C++ on camcore.hpp: "camcore 0.2.0" / "3 frames 320x240 YUYV".
 #include <camcore.hpp>
 
 #include <cstdio>

@@ -45,6 +45,11 @@ def _dist_name(p: Dict[str, Any]) -> str:
 def _metadata(p: Dict[str, Any]) -> str:
     lines = ["Metadata-Version: 2.1", f"Name: {p['name']}", f"Version: {p['version']}",
              f"Summary: {p.get('description', '')}", f"Requires-Python: {p.get('requires-python', '')}"]
+    lic = p.get("license", {})
+    if isinstance(lic, dict) and lic.get("text"):
+        lines.append(f"License: {lic['text']}")
+    if _licence_file():
+        lines.append("License-File: LICENSE")
     for c in p.get("classifiers", []):
         lines.append(f"Classifier: {c}")
     for extra, reqs in p.get("optional-dependencies", {}).items():
@@ -56,6 +61,12 @@ def _metadata(p: Dict[str, Any]) -> str:
     if body:
         lines.append("Description-Content-Type: text/markdown")
     return "\n".join(lines) + "\n\n" + body
+
+
+def _licence_file() -> Optional[Path]:
+    """camcore's LICENSE (bindings/python/LICENSE links to the repository's)."""
+    path = ROOT / "LICENSE"
+    return path if path.is_file() else None
 
 
 def _package_files() -> List[Path]:
@@ -87,6 +98,9 @@ def write_wheel(out_dir: str, members: List[Tuple[str, bytes, int]], tag: str,
     members = list(members) + [(f"{info}/METADATA", _metadata(p).encode(), 0o644),
                                (f"{info}/WHEEL", wheel_meta.encode(), 0o644),
                                (f"{info}/top_level.txt", f"{PACKAGE}\n".encode(), 0o644)]
+    lic = _licence_file()
+    if lic:
+        members.append((f"{info}/LICENSE", lic.read_bytes(), 0o644))
     record = [_record_line(n, d) for n, d, _ in members] + [f"{info}/RECORD,,"]
     members.append((f"{info}/RECORD", ("\n".join(record) + "\n").encode(), 0o644))
     filename = f"{name}-{version}-{tag}.whl"

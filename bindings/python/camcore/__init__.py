@@ -100,7 +100,7 @@ library_path: str = _raw.lib_path
 
 
 def version() -> str:
-    """The loaded library's version string, e.g. ``"0.1.0"``."""
+    """The loaded library's version string, e.g. ``"0.2.0"``."""
     v = _lib.camcore_version_string()
     return "" if v is None else str(v.decode("ascii", "replace"))
 

@@ -17,13 +17,13 @@ import dataclasses
 import logging
 import sys
 import threading
-from ctypes import c_uint8
-from ctypes import byref
+from ctypes import addressof, byref, c_uint8, string_at
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _raw
-from ._errors import StateError, check, last_error_message
-from ._pixfmt import _PIXEL_FORMATS, fourcc_str, pixel_format
+from ._args import u32
+from ._errors import InvalidArgError, StateError, check, last_error_message
+from ._pixfmt import _PIXEL_FORMATS, FourCC, fourcc_str, parse_fourcc, pixel_format
 from ._raw import FRAME_CORRUPTED, camcore_frame, frame_p
 from ._raw import lib as _lib
 
@@ -46,9 +46,21 @@ def numpy() -> Any:
             import numpy as mod
         except ImportError as e:
             raise ImportError("camcore: frame arrays need numpy (pip install numpy); "
-                              "listing, negotiation and capture callbacks work without it") from e
+                              "listing, negotiation, callbacks, frames() and capture() work without it "
+                              "(copied frames then hold their planes as bytes)") from e
         _np = mod
     return _np
+
+
+def _numpy_missing() -> bool:
+    """True when numpy cannot be imported (checked once; copy() then keeps bytes)."""
+    if _np is not None:
+        return False
+    try:
+        numpy()
+    except ImportError:
+        return True
+    return False
 
 
 def _shaped(code: int, width: int, height: int, stride: int, data: U8Array) -> U8Array:
@@ -81,6 +93,7 @@ class CapturedFrame:
 
     Owns its data: planes are 1-D uint8 copies, array is a view of planes[0]
     shaped as Frame.array is. Timestamps in CLOCK_MONOTONIC nanoseconds.
+    Without numpy installed, planes are `bytes` and array is None.
     """
     fourcc: str
     width: int
@@ -93,7 +106,7 @@ class CapturedFrame:
     strides: List[int]
     lengths: List[int]
     planes: List[U8Array]
-    array: U8Array
+    array: Optional[U8Array]
 
     @property
     def plane_count(self) -> int:
@@ -101,7 +114,7 @@ class CapturedFrame:
         return len(self.planes)
 
     def plane(self, i: int) -> U8Array:
-        """Plane i (1-D uint8 copy)."""
+        """Plane i (1-D uint8 copy; bytes without numpy)."""
         return self.planes[i]
 
 
@@ -428,17 +441,66 @@ class _FrameBase:
     def copy(self) -> CapturedFrame:
         """A CapturedFrame holding copies of the planes (valid forever)."""
         c = self._c()
-        # The views die with this call: the buffer is kept only while copying.
-        planes = [self.plane(i).copy() for i in range(min(c.plane_count, 3))]
         fcc = fourcc_str(c.fourcc)
         strides = self.strides
-        arr = _shaped(c.fourcc, c.width, c.height, strides[0] if strides else 0,
-                      planes[0] if planes else numpy().zeros(0, numpy().uint8))
+        arr: Optional[U8Array] = None
+        if _numpy_missing():
+            # No numpy: the bytes themselves, copied while the frame is valid.
+            planes: List[Any] = [string_at(c.planes[i].data, c.planes[i].length) if c.planes[i].data else b""
+                                 for i in range(min(c.plane_count, 3))]
+        else:
+            # The views die with this call: the buffer is kept only while copying.
+            planes = [self.plane(i).copy() for i in range(min(c.plane_count, 3))]
+            arr = _shaped(c.fourcc, c.width, c.height, strides[0] if strides else 0,
+                          planes[0] if planes else numpy().zeros(0, numpy().uint8))
         return CapturedFrame(
             fourcc=fcc, width=c.width, height=c.height, sequence=c.sequence,
             timestamp_ns=c.timestamp_ns, flags=c.flags,
             corrupted=bool(c.flags & FRAME_CORRUPTED), dropped_before=c.dropped_before,
             strides=strides, lengths=self.lengths, planes=planes, array=arr)
+
+    def convert(self, fourcc: FourCC = "RGB24", width: int = 0, height: int = 0) -> CapturedFrame:
+        """This frame converted (and scaled) into a CapturedFrame of its own
+        (camcore_frame_convert): the conversion an output format does (libyuv,
+        BT.601 limited range; MJPEG decoded with TurboJPEG), for a snapshot or
+        an occasional frame. fourcc: 'I420', 'NV12', 'YUYV', 'RGB24' (RGB3),
+        'BGR24' (BGR3) or 'RGBA'; width/height: an output size in pixels, or
+        both 0 for the frame's own (scaling follows the output-size rules,
+        S38: aspect ratio as asked, never above the camera's size). The result
+        is tightly packed: RGB24's array is (height, width, 3). Raises
+        NotSupportedError for a conversion camcore lacks, InvalidArgError for a
+        size it refuses or pixels that cannot be decoded (a truncated JPEG)."""
+        c = self._c()
+        code = parse_fourcc(fourcc)
+        info = pixel_format(code)
+        if info is None:
+            raise InvalidArgError(f"convert(): unknown pixel format {fourcc!r}")
+        w, h = (width, height) if width or height else (c.width, c.height)
+        size = info.frame_size(w, h)
+        out = (c_uint8 * max(size, 1))()
+        check(_lib.camcore_frame_convert(self._ptr, code, u32("width", width), u32("height", height),
+                                         addressof(out), size), f"Frame.convert({fourcc!r}, {width}, {height})")
+        raw = memoryview(out).cast("B")[:size]
+        planes: List[Any] = []
+        strides: List[int] = []
+        lengths: List[int] = []
+        at = 0
+        for i in range(info.plane_count):
+            row, rows = info.plane_size(w, h, i)
+            planes.append(bytes(raw[at:at + row * rows]))
+            strides.append(row)
+            lengths.append(row * rows)
+            at += row * rows
+        arr: Optional[U8Array] = None
+        if not _numpy_missing():
+            np = numpy()
+            planes = [np.frombuffer(bytearray(p_), np.uint8) for p_ in planes]
+            arr = _shaped(code, w, h, strides[0], planes[0])
+        return CapturedFrame(
+            fourcc=fourcc_str(code), width=w, height=h, sequence=c.sequence,
+            timestamp_ns=c.timestamp_ns, flags=c.flags,
+            corrupted=bool(c.flags & FRAME_CORRUPTED), dropped_before=c.dropped_before,
+            strides=strides, lengths=lengths, planes=planes, array=arr)
 
     def __repr__(self) -> str:
         if self._ptr is None:
