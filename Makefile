@@ -47,7 +47,12 @@ RELEASE_FLAGS := -c release --product camcore \
 .PHONY: docs wheel wheel-bundled bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
+# SwiftPM does not track the header of the [system] module CCamCore
+# (include/camcore.h): a newer header makes the file that reads its version
+# macros newer too, so the library is rebuilt with it.
 lib:
+	@if [ include/camcore.h -nt Sources/CamCoreCABI/Exports/VersionExports.swift ]; then \
+		touch Sources/CamCoreCABI/Exports/VersionExports.swift; fi
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Installs into $(DESTDIR) + the directories above: the .so (stripped
