@@ -257,6 +257,52 @@ def v4l2_ctl(*args: str, timeout: float = 60) -> str:
     return r.stdout
 
 
+def ctl_list(node):
+    """{id: dict} from `v4l2-ctl -d node -l` (the kernel's view via another fd)."""
+    out = {}
+    pat = re.compile(r"^\s*(\w+) 0x([0-9a-f]{8}) \((\w+)\)\s*:(.*)$")
+    for line in v4l2_ctl("-d", node, "-l").splitlines():
+        m = pat.match(line)
+        if not m:
+            continue
+        fields = dict(re.findall(r"(\w+)=(\S+)", m.group(4)))
+        out[int(m.group(2), 16)] = {"key": m.group(1), "type": m.group(3), **fields}
+    return out
+
+
+SCALAR_TYPES = {"int": "int", "bool": "bool", "menu": "menu", "button": "button",
+                "int64": "int64", "bitmask": "bitmask", "intmenu": "intmenu", "str": "string"}
+
+
+def check_controls_match(controls, node: str) -> dict:
+    """Asserts camcore's controls (a list of camcore Control) are exactly the
+    scalar and string controls `v4l2-ctl -l` lists on node, field by field
+    (key, type, range, step, default, value unless volatile; SPEC S27).
+    Compound ones (arrays, areas) camcore does not wrap. {id: Control}."""
+    ours = {c.id: c for c in controls}
+    theirs = ctl_list(node)
+    listed = {cid: t for cid, t in theirs.items() if t["type"] in SCALAR_TYPES}
+    assert set(ours) == set(listed), (sorted(set(ours) ^ set(listed)))
+    for cid, t in listed.items():
+        c = ours[cid]
+        assert c.key == t["key"], (c.name, t)
+        assert c.type == SCALAR_TYPES[t["type"]], (c.name, t)
+        if "min" in t and c.type not in ("bitmask",):
+            assert (c.minimum, c.maximum) == (int(t["min"]), int(t["max"])), (c.name, t)
+        if "step" in t and c.type != "string":
+            assert c.step == int(t["step"]), (c.name, t)
+        if "default" in t:
+            want = int(t["default"], 0)
+            assert c.default == (want % (1 << 32) if c.type == "bitmask" else want), (c.name, t)
+        if "value" in t and not c.volatile and c.type not in ("string", "button"):
+            want = int(t["value"], 0)
+            if c.type == "bitmask":
+                want %= 1 << 32
+            assert c.listed_value == want, (c.name, t)
+        assert ("inactive" in t.get("flags", "")) == c.inactive, (c.name, t)
+    return ours
+
+
 def list_formats_ext(node: str) -> List[CtlFormat]:
     """Parses `v4l2-ctl -d node --list-formats-ext` (ENUM_FMT/FRAMESIZES/FRAMEINTERVALS)."""
     formats: List[CtlFormat] = []

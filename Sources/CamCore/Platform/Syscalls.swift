@@ -149,6 +149,33 @@ enum Sys {
         return NodeIdentity(sysfsInode: UInt64(a.st_ino), rdev: UInt64(b.st_rdev))
     }
 
+    /// True when the character device behind `fd` has left sysfs
+    /// (`/sys/dev/char/MAJ:MIN` is gone) within `graceMs`, checked every
+    /// 25 ms: the device was unplugged while the fd stayed open. uvcvideo
+    /// fails VIDIOC_DQBUF with EIO or EINVAL a moment before it
+    /// unregisters the node (only later calls get ENODEV), so the errno
+    /// alone cannot tell an unplug from a driver error (SPEC S25, S39).
+    /// False for anything that is not a character device.
+    static func deviceGone(_ fd: Int32, graceMs: Int = 250) -> Bool {
+#if CAMCORE_SYSCALL_HOOKS
+        if let h = hooks.withLock({ $0.deviceGone }), let r = h(fd) { return r }
+#endif
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFCHR else { return false }
+        let dev = UInt64(st.st_rdev)
+        let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfff)
+        let minor = (dev & 0xff) | ((dev >> 12) & ~0xff)
+        let link = "/sys/dev/char/\(major):\(minor)"
+        var waited = 0
+        while true {
+            var ls = stat()
+            if lstat(link, &ls) != 0 && errno == ENOENT { return true }
+            if waited >= graceMs { return false }
+            usleep(25_000)
+            waited += 25
+        }
+    }
+
     static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
 #if CAMCORE_SYSCALL_HOOKS
@@ -162,6 +189,8 @@ enum Sys {
         var mmap: (@Sendable (Int32, Int, UInt32) -> (UnsafeMutableRawPointer?, Int32)?)?
         /// munmap: true when the hook took it.
         var munmap: (@Sendable (UnsafeMutableRawPointer, Int) -> Bool)?
+        /// deviceGone(fd): the answer to give instead.
+        var deviceGone: (@Sendable (Int32) -> Bool?)?
         init() {}
     }
     static let hooks = Mutex(Hooks())

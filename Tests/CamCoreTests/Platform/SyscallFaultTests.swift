@@ -207,13 +207,26 @@ struct SyscallFaultTests {
         }
     }
 
-    @Test func test_S25_dequeue_errno_after_unplug_ends_the_stream() throws {
+    /// A DQBUF errno ends the stream with its own kind while the node is
+    /// still in sysfs (/dev/null here: 1:3 stays).
+    @Test func test_S25_dequeue_errno_on_a_present_node_ends_the_stream() throws {
         for (e, expected) in [(ENODEV, "noDevice"), (EIO, "io"), (EINVAL, "notSupported")] {
             try dequeueFails(errno: e, expected: expected)
         }
     }
 
-    func dequeueFails(errno e: Int32, expected: String) throws {
+    /// uvcvideo fails DQBUF with EIO or EINVAL just before it unregisters
+    /// an unplugged camera's node: with the node gone from sysfs, any
+    /// errno reads as noDevice, "(the camera was disconnected)" added.
+    @Test func test_S25_S39_dequeue_errno_after_unplug_is_no_device() throws {
+        for e in [EIO, EINVAL, EPIPE] {
+            // (FakeNode.uninstall clears every hook: set for each round.)
+            Sys.hooks.withLock { $0.deviceGone = { _ in true } }
+            try dequeueFails(errno: e, expected: "noDevice", suffix: " (the camera was disconnected)")
+        }
+    }
+
+    func dequeueFails(errno e: Int32, expected: String, suffix: String = "") throws {
         try withFake { node in
             let c = Capturer(device: device, backend: try V4L2Capture(device: device))
             defer { try? c.close() }
@@ -236,6 +249,8 @@ struct SyscallFaultTests {
             }
             #expect(kind == expected, "DQBUF errno \(e)")
             #expect(got.first?.message.hasPrefix("VIDIOC_DQBUF on \(FakeNode.path): ") == true)
+            #expect(got.first?.message.hasSuffix(suffix) == true, "\(String(describing: got.first))")
+            if suffix.isEmpty { #expect(got.first?.message.contains("disconnected") == false) }
         }
     }
 

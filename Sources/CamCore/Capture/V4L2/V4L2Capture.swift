@@ -137,6 +137,16 @@ private final class Stream {
         }
     }()
 
+    /// `error` as it stands, or as noDevice (same message, "(the camera
+    /// was disconnected)" added) when the node left sysfs: an unplugged
+    /// uvcvideo camera fails DQBUF with EIO or EINVAL before ENODEV
+    /// (SPEC S25, S39; `Sys.deviceGone`).
+    func unplugged(_ error: CamError) -> CamError {
+        if case .noDevice = error { return error }
+        guard Sys.deviceGone(fd) else { return error }
+        return .noDevice(error.message + " (the camera was disconnected)")
+    }
+
     /// Waits for the next frame (or the waker) and fills `frame` in place.
     func next(into frame: inout Frame, timeoutMs: Int32) -> BackendEvent {
         let deviceEvents: UInt32
@@ -162,12 +172,12 @@ private final class Stream {
                 // An error with nothing to dequeue: the queue is broken. Give
                 // the driver a moment, then give up rather than spin.
                 errorPolls += 1
-                if errorPolls > 50 { return .failed(.io("\(path) reports an error on poll")) }
+                if errorPolls > 50 { return .failed(unplugged(.io("\(path) reports an error on poll"))) }
                 usleep(10_000)
             }
             return .idle
         }
-        if e != 0 { return .failed(CamError.fromErrno(e, "VIDIOC_DQBUF on \(path)")) }
+        if e != 0 { return .failed(unplugged(CamError.fromErrno(e, "VIDIOC_DQBUF on \(path)"))) }
         if errorPolls != 0 { errorPolls = 0 }
         let slot = Int(b.index)
         guard slot < pool.bufferCount else { return .failed(.internalError("DQBUF index \(slot) out of range")) }
@@ -463,7 +473,10 @@ final class V4L2Capture: CaptureBackend {
     func requeue(_ slot: Int) throws(CamError) {
         guard let ref = streamRef else { return }
         let e = ref._withUnsafeGuaranteedRef { $0.queue(slot) }
-        if e != 0 { throw CamError.fromErrno(e, "VIDIOC_QBUF on \(device.node)") }
+        if e != 0 {
+            let error = CamError.fromErrno(e, "VIDIOC_QBUF on \(device.node)")
+            throw ref._withUnsafeGuaranteedRef { $0.unplugged(error) }
+        }
     }
 
     /// Reads the process-wide facts a stream start needs (Manager.warmUp).
