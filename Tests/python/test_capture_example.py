@@ -52,6 +52,35 @@ def test_S8_frame_convert_scales_and_refuses_what_it_cannot():
     assert [len(p) for p in small.planes] == [320 * 240, 160 * 120, 160 * 120]
 
 
+@pytest.mark.parametrize("fmt", ["YUYV", "YU12", "NV12"])
+def test_S8_captured_frame_converts_as_the_frame_did(fmt):
+    """A copy (capture(), Frame.copy()) converts to the same bytes as the frame it
+    was copied from, scales, and refuses planes that do not hold its format."""
+    import dataclasses
+
+    import camcore
+    with camcore.Manager(synthetic=True) as m:
+        d = next(d for d in m.devices() if d.synthetic)
+        with m.open(d.id) as cap:
+            for f in cap.frames(1, fourcc=fmt, width=320, height=240):
+                want = f.convert("RGB24")
+                kept = f.copy()
+            got = kept.convert("RGB24")
+            assert (got.fourcc, got.width, got.height, got.sequence) == ("RGB3", 320, 240, kept.sequence)
+            assert np.array_equal(got.array, want.array)
+            small = cap.capture(1, fourcc=fmt, width=320, height=240)[0].convert("I420", 160, 120)
+    assert (small.fourcc, small.width, small.height, [len(p) for p in small.planes]) == \
+        ("YU12", 160, 120, [160 * 120, 80 * 60, 80 * 60])
+    with pytest.raises(camcore.InvalidArgError) as e:
+        dataclasses.replace(kept, width=4000).convert()
+    assert "CapturedFrame.convert('RGB24', 0, 0): plane 0:" in str(e.value), str(e.value)
+    with pytest.raises(camcore.InvalidArgError):
+        dataclasses.replace(kept, planes=[]).convert()
+    with pytest.raises(camcore.InvalidArgError):
+        kept.convert("ZZZZ")
+    assert np.array_equal(kept.convert("RGB24").array, want.array)   # nothing lost on the way
+
+
 def read_png(data):
     """Checks a PNG's signature, chunk CRCs and IHDR; returns (w, h, rgb array)."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"

@@ -167,6 +167,13 @@ def test_S36_bad_arguments_are_refused_and_leave_it_usable(cap):
     for bad in (-1, float("nan"), "2"):
         with pytest.raises(camcore.InvalidArgError):
             cap.acquire(timeout=bad)
+    # A frame count of the wrong type is a TypeError too; a negative one a ValueError only.
+    for bad in ("2", 2.0, True):
+        with pytest.raises(camcore.InvalidArgTypeError):
+            next(cap.frames(bad, **SMALL))
+    with pytest.raises(camcore.InvalidArgValueError):
+        next(cap.frames(-1, **SMALL))
+    assert not cap.streaming
     h = cap._h()
     assert camcore._lib.camcore_capturer_acquire_frame(h, 0, None) == camcore.E_INVALID_ARG
     assert camcore._lib.camcore_capturer_get_frame_fd(h, None) == camcore.E_INVALID_ARG

@@ -91,7 +91,11 @@ def timeout_ms(timeout: Optional[float]) -> int:
 
 def count_arg(count: Optional[int]) -> None:
     """A frame count: an int >= 0, or None for no end."""
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+    if count is None:
+        return
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise InvalidArgTypeError(f"count={count!r}: an int >= 0, or None, not {type(count).__name__}")
+    if count < 0:
         raise InvalidArgValueError(f"count={count!r}: an int >= 0, or None")
 
 

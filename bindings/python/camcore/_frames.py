@@ -17,7 +17,7 @@ import dataclasses
 import logging
 import sys
 import threading
-from ctypes import addressof, byref, c_uint8, string_at
+from ctypes import addressof, byref, c_uint8, sizeof, string_at
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _raw
@@ -116,6 +116,72 @@ class CapturedFrame:
     def plane(self, i: int) -> U8Array:
         """Plane i (1-D uint8 copy; bytes without numpy)."""
         return self.planes[i]
+
+    def convert(self, fourcc: FourCC = "RGB24", width: int = 0, height: int = 0) -> "CapturedFrame":
+        """This copy converted (and scaled) into a new CapturedFrame, as
+        Frame.convert does (camcore_frame_convert on a frame described from
+        these planes, checked as a pushed frame is). Same arguments and
+        errors; InvalidArgError also when the planes do not hold the format
+        and size this frame says (e.g. fields edited by hand)."""
+        what = f"CapturedFrame.convert({fourcc!r}, {width}, {height})"
+        c = camcore_frame()
+        c.struct_size = sizeof(camcore_frame)
+        c.fourcc = parse_fourcc(self.fourcc)
+        c.width, c.height = u32("width", self.width), u32("height", self.height)
+        c.flags = self.flags & 0xFFFFFFFF
+        c.sequence = self.sequence & 0xFFFFFFFF
+        c.timestamp_ns = self.timestamp_ns & 0xFFFFFFFFFFFFFFFF
+        c.dropped_before = self.dropped_before & 0xFFFFFFFF
+        if not 1 <= len(self.planes) <= 3 or len(self.strides) < len(self.planes):
+            raise InvalidArgError(f"{what}: {len(self.planes)} planes and {len(self.strides)} strides "
+                                  "(1 to 3 planes, a stride each)")
+        c.plane_count = len(self.planes)
+        keep = []   # the memory the planes point at, alive through the call
+        for i, p in enumerate(self.planes):
+            data = bytes(p) if not isinstance(p, (bytes, bytearray)) else p
+            buf = (c_uint8 * max(len(data), 1)).from_buffer_copy(data.ljust(1, b"\0"))
+            keep.append(buf)
+            c.planes[i].data = addressof(buf)
+            c.planes[i].stride = u32("stride", self.strides[i])
+            c.planes[i].length = len(data)
+        for i in range(3):
+            c.dmabuf_fd[i] = -1
+        return _convert(byref(c), c, fourcc, width, height, what)
+
+
+def _convert(ptr: Any, c: camcore_frame, fourcc: FourCC, width: int, height: int, what: str) -> CapturedFrame:
+    """camcore_frame_convert of the frame at ptr (described by c) into a new
+    CapturedFrame, tightly packed (Frame.convert, CapturedFrame.convert)."""
+    code = parse_fourcc(fourcc)
+    info = pixel_format(code)
+    if info is None:
+        raise InvalidArgError(f"{what}: unknown pixel format {fourcc!r}")
+    w, h = (width, height) if width or height else (c.width, c.height)
+    size = info.frame_size(w, h)
+    out = (c_uint8 * max(size, 1))()
+    check(_lib.camcore_frame_convert(ptr, code, u32("width", width), u32("height", height),
+                                     addressof(out), size), what)
+    raw = memoryview(out).cast("B")[:size]
+    planes: List[Any] = []
+    strides: List[int] = []
+    lengths: List[int] = []
+    at = 0
+    for i in range(info.plane_count):
+        row, rows = info.plane_size(w, h, i)
+        planes.append(bytes(raw[at:at + row * rows]))
+        strides.append(row)
+        lengths.append(row * rows)
+        at += row * rows
+    arr: Optional[U8Array] = None
+    if not _numpy_missing():
+        np = numpy()
+        planes = [np.frombuffer(bytearray(p_), np.uint8) for p_ in planes]
+        arr = _shaped(code, w, h, strides[0], planes[0])
+    return CapturedFrame(
+        fourcc=fourcc_str(code), width=w, height=h, sequence=c.sequence,
+        timestamp_ns=c.timestamp_ns, flags=c.flags,
+        corrupted=bool(c.flags & FRAME_CORRUPTED), dropped_before=c.dropped_before,
+        strides=strides, lengths=lengths, planes=planes, array=arr)
 
 
 class _Pixels:
@@ -471,36 +537,7 @@ class _FrameBase:
         NotSupportedError for a conversion camcore lacks, InvalidArgError for a
         size it refuses or pixels that cannot be decoded (a truncated JPEG)."""
         c = self._c()
-        code = parse_fourcc(fourcc)
-        info = pixel_format(code)
-        if info is None:
-            raise InvalidArgError(f"convert(): unknown pixel format {fourcc!r}")
-        w, h = (width, height) if width or height else (c.width, c.height)
-        size = info.frame_size(w, h)
-        out = (c_uint8 * max(size, 1))()
-        check(_lib.camcore_frame_convert(self._ptr, code, u32("width", width), u32("height", height),
-                                         addressof(out), size), f"Frame.convert({fourcc!r}, {width}, {height})")
-        raw = memoryview(out).cast("B")[:size]
-        planes: List[Any] = []
-        strides: List[int] = []
-        lengths: List[int] = []
-        at = 0
-        for i in range(info.plane_count):
-            row, rows = info.plane_size(w, h, i)
-            planes.append(bytes(raw[at:at + row * rows]))
-            strides.append(row)
-            lengths.append(row * rows)
-            at += row * rows
-        arr: Optional[U8Array] = None
-        if not _numpy_missing():
-            np = numpy()
-            planes = [np.frombuffer(bytearray(p_), np.uint8) for p_ in planes]
-            arr = _shaped(code, w, h, strides[0], planes[0])
-        return CapturedFrame(
-            fourcc=fourcc_str(code), width=w, height=h, sequence=c.sequence,
-            timestamp_ns=c.timestamp_ns, flags=c.flags,
-            corrupted=bool(c.flags & FRAME_CORRUPTED), dropped_before=c.dropped_before,
-            strides=strides, lengths=lengths, planes=planes, array=arr)
+        return _convert(self._ptr, c, fourcc, width, height, f"Frame.convert({fourcc!r}, {width}, {height})")
 
     def __repr__(self) -> str:
         if self._ptr is None:
