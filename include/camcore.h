@@ -1816,9 +1816,13 @@ int camcore_session_add_preview_pull(camcore_session *session, uint32_t queue_de
  * \param frame receives the frame (NULL on failure).
  * \returns CAMCORE_OK, CAMCORE_E_TIMEOUT, CAMCORE_E_INVALID_ARG (NULL frame,
  *          no pull preview with that id), CAMCORE_E_STATE (queue_depth
- *          frames unreleased, or the preview was removed).
- * \threadsafety Safe from any thread (not from the session's own callbacks
- *               with a timeout: frames come on the camera queue).
+ *          frames unreleased, or the preview was removed),
+ *          CAMCORE_E_WOULD_DEADLOCK (called with a timeout from the
+ *          session's own callbacks when no frame is queued: frames come
+ *          on the thread that is waiting, so none could arrive).
+ * \threadsafety Safe from any thread. From the session's own callbacks
+ *               it never waits: a queued frame is returned, otherwise
+ *               CAMCORE_E_TIMEOUT (timeout_ms 0) or CAMCORE_E_WOULD_DEADLOCK.
  * \since 0.1
  */
 int camcore_session_acquire_preview_frame(camcore_session *session, uint32_t preview_id, int32_t timeout_ms,

@@ -675,6 +675,41 @@ def test_S31_close_and_wait_inside_callbacks(session):
     assert not session.closed and window(p)[0] > 3
 
 
+def test_S16_S36_pulling_a_preview_inside_the_sessions_callback_never_waits(session):
+    """Frames of a pull preview come on the thread that runs the session's
+    callbacks: pulling with a timeout there cannot be served, so it is
+    WouldDeadlockError at once (it used to block for good with no timeout,
+    or stall the camera for the whole timeout); polling (timeout 0) says
+    CamcoreTimeoutError; the session goes on delivering."""
+    out = {}
+
+    def inside(frame):
+        if "done" in out:
+            return
+        out["done"] = True
+        for timeout in (None, 5.0):
+            t0 = time.monotonic()
+            try:
+                next(session.preview_frames(1, timeout=timeout))
+            except camcore.CamcoreError as e:
+                out[timeout] = (e, time.monotonic() - t0)
+        try:
+            next(session.preview_frames(1, timeout=0))
+        except camcore.CamcoreError as e:
+            out[0] = e
+
+    p = Counter(action=inside)
+    session.add_preview(p)
+    assert p.acted.wait(5) and wait_until(lambda: 0 in out), out
+    for timeout in (None, 5.0):
+        e, took = out[timeout]
+        assert isinstance(e, camcore.WouldDeadlockError), e
+        assert "own callback" in str(e) and took < 1.0, (e, took)
+    assert isinstance(out[0], camcore.CamcoreTimeoutError), out[0]
+    assert window(p)[0] > 3, "the preview stopped getting frames"
+    assert not session.closed
+
+
 def test_S31_session_calls_inside_frame_callback_are_queued(session):
     extra, out = Counter("extra"), {}
 

@@ -450,10 +450,24 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// The oldest queued frame of a pull preview, waiting up to
-    /// `timeoutMs` (0: poll; < 0: no limit). Errors: invalidArgument
-    /// (unknown id), timeout, state (depth frames held, or removed).
+    /// `timeoutMs` (0: poll; < 0: no limit). From inside the session's own
+    /// callbacks (the thread that delivers its frames) it never waits: a
+    /// queued frame is returned, none is wouldDeadlock unless `timeoutMs`
+    /// is 0 (then timeout), since no frame can come while that thread
+    /// waits (S16). Errors: invalidArgument (unknown id), timeout, state
+    /// (depth frames held, or removed), wouldDeadlock.
     public func acquirePreview(_ id: UInt32, timeoutMs: Int32) throws(CamError) -> RetainedFrame {
-        try pullQueue(ofPreview: id).acquire(timeoutMs: timeoutMs)
+        let queue = try pullQueue(ofPreview: id)
+        guard timeoutMs != 0, isInsideCallback else { return try queue.acquire(timeoutMs: timeoutMs) }
+        do throws(CamError) {
+            return try queue.acquire(timeoutMs: 0)
+        } catch {
+            if case .timeout = error {
+                throw .wouldDeadlock("acquiring a preview frame with a timeout from the session's own callback: "
+                                     + "no frame can arrive while it waits (poll with timeout 0, or pull on another thread)")
+            }
+            throw error
+        }
     }
 
     // MARK: Capture hook and custom source (S20, S21)
