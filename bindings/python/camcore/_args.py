@@ -122,6 +122,8 @@ def c_fraction(fps: Optional[Rate]) -> camcore_fraction:
     if fps is None:
         return camcore_fraction(0, 0)
     if isinstance(fps, tuple):
+        if len(fps) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in fps):
+            raise InvalidArgTypeError(f"fps {fps!r}: a (numerator, denominator) pair of ints")
         num, den = fps
     else:
         if isinstance(fps, bool) or not isinstance(fps, (int, float, Fraction)):
@@ -130,6 +132,8 @@ def c_fraction(fps: Optional[Rate]) -> camcore_fraction:
             except (TypeError, ValueError):
                 raise InvalidArgTypeError(
                     f"fps {fps!r}: an int, Fraction, float or (numerator, denominator)") from None
+        if isinstance(fps, float) and (fps != fps or fps in (float("inf"), float("-inf"))):
+            raise InvalidArgValueError(f"fps {fps!r}: a finite rate")
         f = Fraction(fps).limit_denominator(1001) if isinstance(fps, float) else Fraction(fps)
         num, den = f.numerator, f.denominator
     if not (0 <= num <= U32_MAX and 0 <= den <= U32_MAX):
