@@ -912,8 +912,7 @@ typedef struct camcore_setting {
  * \param preference the wish, or NULL for camcore_preference_init()'s.
  * \param out        filled; set out->struct_size first.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE,
- *          CAMCORE_E_ACCESS, CAMCORE_E_IO, CAMCORE_E_NOT_SUPPORTED (no
- *          formats, or an output_fourcc camcore does not convert to).
+ *          CAMCORE_E_ACCESS, CAMCORE_E_IO, CAMCORE_E_NOT_SUPPORTED (no formats).
  * \threadsafety Safe from any thread.
  * \since 0.1
  */
@@ -1589,8 +1588,7 @@ void camcore_session_config_init(camcore_session_config *config);
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_NO_DEVICE (unknown
  *          device_id; with NULL and no camera the session starts without a
  *          device and turning the camera on gives CAMCORE_E_NO_DEVICE),
- *          CAMCORE_E_NOT_SUPPORTED (a preference output_fourcc camcore
- *          does not convert to), CAMCORE_E_NO_MEMORY.
+ *          CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread.
  * \since 0.1
  */
@@ -2019,9 +2017,8 @@ int camcore_session_flip(camcore_session *session, camcore_completion_fn complet
  * \param preference the new preference (copied).
  * \param completion called once on the camera queue with the status; NULL: none; not called when this call fails.
  * \param user_data passed to completion.
- * \returns CAMCORE_OK (queued), CAMCORE_E_INVALID_ARG (bad handle,
- *          preference NULL or invalid) or CAMCORE_E_NOT_SUPPORTED (an
- *          output_fourcc camcore does not convert to).
+ * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle,
+ *          preference NULL or invalid).
  * \threadsafety Safe from any thread and from the session's callbacks: it
  *               queues the operation and returns at once; the completion runs
  *               on the camera queue.

@@ -320,8 +320,17 @@ public:
      */
     std::vector<std::uint8_t> convert(std::uint32_t to, std::uint32_t out_width = 0,
                                       std::uint32_t out_height = 0) const {
-        std::vector<std::uint8_t> buf(frame_size(to, out_width ? out_width : f_->width,
-                                                 out_height ? out_height : f_->height));
+        std::uint32_t n = 0;
+        if (camcore_pixel_format_frame_size(to, out_width ? out_width : f_->width,
+                                            out_height ? out_height : f_->height, &n) != CAMCORE_OK) {
+            // Not an output format or no such size: camcore_frame_convert's
+            // own message ("output pixel format MJPG is not one of ..."),
+            // not the size helper's.
+            std::uint8_t one = 0;
+            check(camcore_frame_convert(f_, to, out_width, out_height, &one, 0), "camcore_frame_convert");
+            check(CAMCORE_E_INVALID_ARG, "camcore_frame_convert");
+        }
+        std::vector<std::uint8_t> buf(n);
         check(camcore_frame_convert(f_, to, out_width, out_height, buf.data(), buf.size()),
               "camcore_frame_convert");
         return buf;

@@ -250,6 +250,11 @@ def test_cli_controls_set(vivid_webcam, tool):
         assert "brightness: 200" in kernel and "contrast: 64" in kernel and "menu: 4" in kernel
         assert "boolean: 0" in kernel and "integer_64_bits: -5" in kernel
 
+        # A leading zero is decimal, not octal (strtoll base 0 read 010 as 8 and refused 08).
+        r = run("controls", node, "--set", "brightness=010", "--set", "contrast=08")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines() == ["brightness: 10", "contrast: 8"], r.stdout
+        assert run("controls", node, "--set", "brightness=200", "--set", "contrast=0x40").returncode == 0
         r = run("controls", node, "--set", "brightness=300")
         assert r.returncode == 2
         assert "cannot set Brightness to 300: value 300 is out of range for control 'Brightness' " \

@@ -178,24 +178,6 @@ def test_video_call_example_runs_on_the_synthetic_cameras():
     assert out.strip().endswith("call done: every step as expected")
 
 
-def test_S8_an_unknown_output_format_is_refused_where_it_is_asked(manager, synth_id):
-    """negotiate(), session() and set_preference() refuse an output format camcore
-    cannot convert to at once, naming it (not at the first start later)."""
-    for bad in ("XXXX", 5):
-        with pytest.raises(camcore.NotSupportedError) as e:
-            manager.negotiate(synth_id, 640, 480, output=bad)
-        assert "output pixel format" in str(e.value) and "is not one of YU12, NV12" in str(e.value)
-    with pytest.raises(camcore.NotSupportedError):
-        manager.session(output="ZZZZ")
-    s = manager.session(output="I420")
-    try:
-        with pytest.raises(camcore.NotSupportedError):
-            s.set_preference(output="ZZZZ")
-        assert manager.negotiate(synth_id, 640, 480, output="RGB24").output == "RGB3"
-    finally:
-        s.close()
-
-
 @pytest.mark.parametrize("fps", [float("nan"), float("inf"), float("-inf"), (1, 2, 3), ("30", 1), (True, 1)])
 def test_S7_a_rate_that_is_not_a_number_is_an_argument_error(cap, manager, synth_id, fps):
     """NaN, infinities and malformed (num, den) pairs are InvalidArgError like any

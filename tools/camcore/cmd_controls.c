@@ -91,6 +91,13 @@ static const camcore_control_info *find_control(const camcore_control_list *l, c
     return NULL;
 }
 
+/* Whether a number is written in hex: [+-]0x... */
+static int hex_prefixed(const char *text)
+{
+    if (*text == '+' || *text == '-') text++;
+    return text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+}
+
 /* VALUE -> a number for this control. Returns 0 or -1 (message printed). */
 static int parse_control_value(const camcore_control_info *c, const char *text, int64_t *out)
 {
@@ -110,14 +117,15 @@ static int parse_control_value(const camcore_control_info *c, const char *text, 
         }
     }
     errno = 0;
-    v = strtoll(text, &end, 0);
+    /* Decimal, or hex with 0x: a leading zero is not octal (010 is ten). */
+    v = strtoll(text, &end, hex_prefixed(text) ? 16 : 10);
     if (*text && !*end && !errno) {
         *out = v;
         return 0;
     }
     if (c->type == CAMCORE_CONTROL_TYPE_BITMASK) {
         errno = 0;
-        v = (long long)strtoull(text, &end, 0);
+        v = (long long)strtoull(text, &end, hex_prefixed(text) ? 16 : 10);
         if (*text && !*end && !errno) {
             *out = v;
             return 0;

@@ -95,19 +95,6 @@ import Glibc
 /// decode it (0.3%; `bench_S26_marker_walk_640x480`). One converter serves one capture thread: calls
 /// to `convert` must not overlap (the scratch buffers and the TurboJPEG
 /// handle are shared state); the object may be handed between threads.
-/// The output pixel formats camcore converts to (S8): I420 (YU12), NV12,
-/// YUYV, RGB24 (RGB3), BGR24 (BGR3), RGBA (AB24).
-public enum OutputFormat {
-    /// Refuses an output format camcore cannot convert to, where it is
-    /// asked for (a preference, a session), rather than at the first start.
-    /// nil (native output) passes. Errors: notSupported, "<what>: output
-    /// pixel format X is not one of ...".
-    public static func check(_ f: FourCC?, _ what: String) throws(CamError) {
-        guard let f, PixelLayout.target(f) == nil else { return }
-        throw .notSupported("\(what): output pixel format \(f) is not one of YU12, NV12, YUYV, RGB3, BGR3, AB24")
-    }
-}
-
 final class PixelConverter: @unchecked Sendable {
     /// The source format and size frames must have.
     let source: FourCC

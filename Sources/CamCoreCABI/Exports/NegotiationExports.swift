@@ -51,7 +51,6 @@ public func cabi_manager_negotiate(_ manager: OpaquePointer?, _ deviceID: Unsafe
         return invalid("\(fn): the preference needs a non-zero size and 0 < min_fps <= max_fps")
     }
     do {
-        try OutputFormat.check(p.output_fourcc == 0 ? nil : FourCC(rawValue: p.output_fourcc), fn)
         let n = try box.manager.negotiate(deviceID: String(cString: deviceID), preference: CapturePreference(
             width: Int(p.width), height: Int(p.height), minRate: lo, maxRate: hi,
             output: p.output_fourcc == 0 ? nil : FourCC(rawValue: p.output_fourcc)))

@@ -42,7 +42,6 @@ private func preference(_ p: UnsafePointer<camcore_preference>, _ fn: String) th
     let lo = FrameRate(v.min_fps.numerator, v.min_fps.denominator)
     let hi = FrameRate(v.max_fps.numerator, v.max_fps.denominator)
     guard lo <= hi else { throw .invalidArgument("\(fn): min_fps is above max_fps") }
-    try OutputFormat.check(v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc), fn)
     return CapturePreference(width: Int(v.width), height: Int(v.height), minRate: lo, maxRate: hi,
                              output: v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc))
 }

@@ -17,7 +17,7 @@ import dataclasses
 import logging
 import sys
 import threading
-from ctypes import addressof, byref, c_uint8, sizeof, string_at
+from ctypes import addressof, byref, c_uint8, c_uint32, sizeof, string_at
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _raw
@@ -157,7 +157,15 @@ def _convert(ptr: Any, c: camcore_frame, fourcc: FourCC, width: int, height: int
     if info is None:
         raise InvalidArgError(f"{what}: unknown pixel format {fourcc!r}")
     w, h = (width, height) if width or height else (c.width, c.height)
-    size = info.frame_size(w, h)
+    n = c_uint32()
+    if _lib.camcore_pixel_format_frame_size(code, u32("width", w), u32("height", h), byref(n)):
+        # Not an output format, or no size: camcore_frame_convert's own words
+        # ("output pixel format MJPG is not one of ..."), not the size helper's.
+        one = (c_uint8 * 1)()
+        check(_lib.camcore_frame_convert(ptr, code, u32("width", width), u32("height", height),
+                                         addressof(one), 0), what)
+        raise InvalidArgError(f"{what}: no {fourcc_str(code)} frame of {w}x{h}")
+    size = n.value
     out = (c_uint8 * max(size, 1))()
     check(_lib.camcore_frame_convert(ptr, code, u32("width", width), u32("height", height),
                                      addressof(out), size), what)
@@ -532,7 +540,8 @@ class _FrameBase:
         an occasional frame. fourcc: 'I420', 'NV12', 'YUYV', 'RGB24' (RGB3),
         'BGR24' (BGR3) or 'RGBA'; width/height: an output size in pixels, or
         both 0 for the frame's own (scaling follows the output-size rules,
-        S38: aspect ratio as asked, never above the camera's size). The result
+        S38: exactly the size asked, stretched if the aspect differs; each side
+        at most 16384 and 4x the frame's). The result
         is tightly packed: RGB24's array is (height, width, 3). Raises
         NotSupportedError for a conversion camcore lacks, InvalidArgError for a
         size it refuses or pixels that cannot be decoded (a truncated JPEG)."""
