@@ -328,7 +328,7 @@ public:
             // not the size helper's.
             std::uint8_t one = 0;
             check(camcore_frame_convert(f_, to, out_width, out_height, &one, 0), "camcore_frame_convert");
-            check(CAMCORE_E_INVALID_ARG, "camcore_frame_convert");
+            frame_size(to, out_width ? out_width : f_->width, out_height ? out_height : f_->height);  // throws
         }
         std::vector<std::uint8_t> buf(n);
         check(camcore_frame_convert(f_, to, out_width, out_height, buf.data(), buf.size()),

@@ -8,6 +8,7 @@ InvalidArgTypeError (also a TypeError), before anything reaches the library.
 """
 from __future__ import annotations
 
+import math
 import operator
 from fractions import Fraction
 from typing import Any, Callable, Optional, Tuple, TypeVar, Union
@@ -122,9 +123,12 @@ def c_fraction(fps: Optional[Rate]) -> camcore_fraction:
     if fps is None:
         return camcore_fraction(0, 0)
     if isinstance(fps, tuple):
-        if len(fps) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in fps):
-            raise InvalidArgTypeError(f"fps {fps!r}: a (numerator, denominator) pair of ints")
-        num, den = fps
+        try:
+            if len(fps) != 2 or any(isinstance(x, bool) for x in fps):
+                raise TypeError
+            num, den = (operator.index(x) for x in fps)   # ints, numpy integers
+        except TypeError:
+            raise InvalidArgTypeError(f"fps {fps!r}: a (numerator, denominator) pair of ints") from None
     else:
         if isinstance(fps, bool) or not isinstance(fps, (int, float, Fraction)):
             try:
@@ -132,7 +136,7 @@ def c_fraction(fps: Optional[Rate]) -> camcore_fraction:
             except (TypeError, ValueError):
                 raise InvalidArgTypeError(
                     f"fps {fps!r}: an int, Fraction, float or (numerator, denominator)") from None
-        if isinstance(fps, float) and (fps != fps or fps in (float("inf"), float("-inf"))):
+        if isinstance(fps, float) and not math.isfinite(fps):
             raise InvalidArgValueError(f"fps {fps!r}: a finite rate")
         f = Fraction(fps).limit_denominator(1001) if isinstance(fps, float) else Fraction(fps)
         num, den = f.numerator, f.denominator
