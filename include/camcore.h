@@ -1406,6 +1406,32 @@ int camcore_capturer_start_pull(camcore_capturer *capturer, const camcore_captur
 int camcore_capturer_acquire_frame(camcore_capturer *capturer, int32_t timeout_ms, const camcore_frame **frame);
 
 /**
+ * A pull loop's one call per frame (S36): releases the frame in *frame, if
+ * any, then takes the next one into *frame as
+ * camcore_capturer_acquire_frame() does. So `const camcore_frame *f = NULL;
+ * while (camcore_capturer_next_frame(cap, 1000, &f) == CAMCORE_OK) use(f);`
+ * holds one frame at a time; release the last one with
+ * camcore_frame_release() (or pass it back once more). While the app keeps
+ * up, the frame is dequeued on the calling thread itself (no hand-over
+ * from camcore's capture thread), which is why a loop that calls this as
+ * soon as it is done with a frame costs about what a frame callback does.
+ *
+ * \param capturer   a capturer streaming in pull mode.
+ * \param timeout_ms as camcore_capturer_acquire_frame().
+ * \param frame      in: NULL, or a frame to release first (acquired or
+ *                   retained, the app's to give back); out: the next frame,
+ *                   NULL on failure. The frame passed in is released
+ *                   whatever the outcome, except that a pointer that is no
+ *                   retained frame of camcore's is refused
+ *                   (CAMCORE_E_INVALID_ARG) with nothing released or taken and
+ *                   *frame left as it was.
+ * \returns as camcore_capturer_acquire_frame().
+ * \threadsafety As camcore_capturer_acquire_frame().
+ * \since 0.2
+ */
+int camcore_capturer_next_frame(camcore_capturer *capturer, int32_t timeout_ms, const camcore_frame **frame);
+
+/**
  * An eventfd that is readable exactly while a frame is queued for
  * camcore_capturer_acquire_frame() (and once streaming ended on its own),
  * so an app can wait for frames in its own poll/epoll/event loop. Owned by

@@ -17,6 +17,9 @@
  *        readable, its frames rise; after removal acquire is INVALID_ARG
  *   S37  frames carry no DMA-BUF fd (-1) unless asked; asking on the
  *        synthetic camera is CAMCORE_E_NOT_SUPPORTED
+ *   S36  camcore_capturer_next_frame: a loop holding one frame at a time
+ *        gets rising sequences; a pointer that is no frame is refused with
+ *        nothing taken; on failure *frame is NULL and the old one released
  *   S36  refusals: acquire on a callback capturer, before start and after
  *        stop (CAMCORE_E_STATE), depth 0 and 9, NULL out (INVALID_ARG),
  *        acquire with 0 timeout and nothing ready (CAMCORE_E_TIMEOUT)
@@ -157,6 +160,45 @@ static void test_S36_held_limit_and_retain(void)
     camcore_capturer_close(c);
 }
 
+static void test_S36_next_frame_loop(void)
+{
+    camcore_capturer *c = open_synthetic();
+    camcore_capture_config cfg = config_for(CAMCORE_FOURCC('Y', 'U', 'Y', 'V'), 160, 120, 60);
+    const camcore_frame *f = NULL;
+    const camcore_frame *bogus = (const camcore_frame *)&cfg;
+    uint32_t last_seq = 0;
+    int n = 0;
+
+    if (!c)
+        return;
+    CHECK_STATUS(camcore_capturer_next_frame(c, 0, &f), CAMCORE_E_STATE, "next_frame before start");
+    CHECK(f == NULL, "no frame before start");
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 1), CAMCORE_OK, "start_pull depth 1");
+    CHECK_STATUS(camcore_capturer_next_frame(c, 1000, NULL), CAMCORE_E_INVALID_ARG, "NULL frame pointer");
+    /* depth 1: each call must release the previous frame or the next is refused */
+    while (n < 12 && camcore_capturer_next_frame(c, 2000, &f) == CAMCORE_OK) {
+        CHECK(f != NULL && f->fourcc == CAMCORE_FOURCC('Y', 'U', 'Y', 'V') && f->width == 160,
+              "loop frame %d", n);
+        if (n > 0)
+            CHECK(f->sequence > last_seq, "loop frame %d: sequence %u after %u", n, f->sequence, last_seq);
+        last_seq = f->sequence;
+        n++;
+    }
+    CHECK(n == 12, "12 frames through next_frame at depth 1, got %d", n);
+    {
+        const camcore_frame *kept = f;
+        CHECK_STATUS(camcore_capturer_next_frame(c, 1000, &bogus), CAMCORE_E_INVALID_ARG, "a pointer that is no frame");
+        CHECK(bogus == (const camcore_frame *)&cfg, "a refused pointer is left as it was");
+        /* nothing was taken: the held frame is still the one allowed */
+        CHECK_STATUS(camcore_capturer_acquire_frame(c, 0, &bogus), CAMCORE_E_STATE, "still one frame held");
+        CHECK(kept->sequence == last_seq, "the held frame is intact");
+    }
+    CHECK_STATUS(camcore_capturer_stop(c), CAMCORE_OK, "stop");
+    CHECK_STATUS(camcore_capturer_next_frame(c, 0, &f), CAMCORE_E_STATE, "next_frame after stop");
+    CHECK(f == NULL, "the old frame was released and *frame cleared");
+    camcore_capturer_close(c);
+}
+
 static void on_frame(void *user, const camcore_frame *f)
 {
     (void)user;
@@ -255,6 +297,7 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S36_frame_fd_follows_the_queue),
     TESTLIB_TEST(test_S36_a_slow_reader_loses_the_oldest),
     TESTLIB_TEST(test_S36_held_limit_and_retain),
+    TESTLIB_TEST(test_S36_next_frame_loop),
     TESTLIB_TEST(test_S36_refusals),
     TESTLIB_TEST(test_S36_session_pull_preview),
 };

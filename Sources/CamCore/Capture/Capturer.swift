@@ -115,14 +115,14 @@ public final class Capturer: @unchecked Sendable {
     public func start(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
                       onError: @escaping ErrorHandler = { _ in },
                       onStall: StallHandler? = nil) throws(CamError) {
-        try startStream(request, onFrame: onFrame, onError: onError, onStall: onStall, thread: "camcore-capture")
+        try startStream(request, onFrame: onFrame, onError: onError, onStall: onStall, thread: "camcore-capture", pull: nil)
     }
 
     /// `start`, its capture thread named `thread` (what thread hooks see:
     /// "camcore-capture" calls the app back per frame, "camcore-pull" does not).
     private func startStream(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
                              onError: @escaping ErrorHandler, onStall: StallHandler?,
-                             thread threadName: StaticString) throws(CamError) {
+                             thread threadName: StaticString, pull: FramePuller?) throws(CamError) {
         if onCaptureThread() { throw .wouldDeadlock("start() called from this capturer's own callback") }
         try request.validate()
         try operations.withLock { _ throws(CamError) in
@@ -181,11 +181,26 @@ public final class Capturer: @unchecked Sendable {
             framesCorrupted.store(0, ordering: .releasing); rateWindow.store(0, ordering: .releasing)
             stopRequested.store(false, ordering: .releasing)
             running.store(true, ordering: .releasing)
+            let path = FramePath(conversion, stallAfterNs: Capturer.stallThresholdNs(fmt.frameRate))
+            if let pull {
+                // S36: readers run the frame path in acquire; the capture
+                // thread takes over when one stays away for as long as the
+                // driver's spare buffers last (those beyond the queued and
+                // held frames and the two it fills).
+                let spare = UInt64(max(1, fmt.bufferCount - pull.depth - 2))
+                let interval = fmt.frameRate.map { $0.frameDurationNs } ?? 33_333_333
+                pull.enablePump({ [unowned self] wait, deliver in
+                    step(path, timeoutMs: wait, onFrame: deliver, onError: onError, onStall: nil)
+                }, takeOverNs: spare &* max(interval, 1_000_000))
+            }
             do throws(CamError) {
                 let thread = try CaptureThread(name: threadName) { [self] in
-                    CallbackMark.inside(self) {
-                        captureLoop(conversion, stallAfterNs: Capturer.stallThresholdNs(fmt.frameRate),
-                                    onFrame: onFrame, onError: onError, onStall: onStall)
+                    if let pull {
+                        pull.runCaptureThread()
+                    } else {
+                        CallbackMark.inside(self) {
+                            captureLoop(path, onFrame: onFrame, onError: onError, onStall: onStall)
+                        }
                     }
                     conversion?.pool.finishStreaming()
                 }
@@ -213,7 +228,7 @@ public final class Capturer: @unchecked Sendable {
         }
         var r = request
         r.bufferCount = p.buffersNeeded(r.bufferCount)
-        try startStream(r, onFrame: { p.deliver($0) }, onError: { p.fail($0) }, onStall: nil, thread: "camcore-pull")
+        try startStream(r, onFrame: { p.deliver($0) }, onError: { p.fail($0) }, onStall: nil, thread: "camcore-pull", pull: p)
         puller.withLock { $0 = p }
         return p
     }
@@ -250,15 +265,14 @@ public final class Capturer: @unchecked Sendable {
         }
     }
 
-    /// The capture thread: wait, deliver, requeue, until stopped or failed.
-    private func captureLoop(_ conversion: Conversion?, stallAfterNs: UInt64, onFrame: FrameHandler,
-                             onError: ErrorHandler, onStall: StallHandler?) {
+    /// The frame path's state between frames (the sequence seen last, the
+    /// rate window, the stall watch, the output buffer used last): kept by
+    /// whichever thread runs the path, one at a time (the capture thread,
+    /// or in pull mode a reader in `acquire`, see FramePuller).
+    final class FramePath {
+        let conversion: Conversion?
+        let stallAfterNs: UInt64
         var lastOut = -1
-        /// Streaming ends on its own: report once, unless the app stopped it.
-        func end(_ error: CamError) {
-            running.store(false, ordering: .releasing)
-            if !stopRequested.load(ordering: .acquiring) { onError(error) }
-        }
         var lastSequence: UInt32? = nil
         var stampCount = 0
         // Stall watch: the frame path only stores the last frame's stamp (no
@@ -270,104 +284,132 @@ public final class Capturer: @unchecked Sendable {
         var progressNs = monotonicNs()
         var stalled = false
         var waitMs: Int32 = 1000
+        /// The one frame of the path, filled in place by the backend.
+        var frame = Frame(fourcc: .yuyv, width: 0, height: 0, planeCount: 1, planes: (.empty, .empty, .empty),
+                          timestampNs: 0, sequence: 0)
+        init(_ conversion: Conversion?, stallAfterNs: UInt64) {
+            self.conversion = conversion; self.stallAfterNs = stallAfterNs
+        }
+    }
+
+    /// The capture thread with callbacks: the frame path until stopped or failed.
+    private func captureLoop(_ path: FramePath, onFrame: FrameHandler,
+                             onError: ErrorHandler, onStall: StallHandler?) {
+        while !stopRequested.load(ordering: .acquiring) {
+            if !step(path, timeoutMs: -1, onFrame: onFrame, onError: onError, onStall: onStall) { return }
+        }
+    }
+
+    /// One turn of the frame path: wait (at most `timeoutMs`; < 0: the
+    /// path's own wait, at most 1 s), then deliver a frame to `onFrame`
+    /// and give its buffer back unless kept, or requeue released buffers
+    /// and watch for a stall. False when streaming ended (onError told,
+    /// unless stop was asked).
+    private func step(_ path: FramePath, timeoutMs: Int32, onFrame: FrameHandler,
+                      onError: ErrorHandler, onStall: StallHandler?) -> Bool {
+        /// Streaming ends on its own: report once, unless the app stopped it.
+        func end(_ error: CamError) -> Bool {
+            running.store(false, ordering: .releasing)
+            if !stopRequested.load(ordering: .acquiring) { onError(error) }
+            return false
+        }
         func checkStall() {
-            if stalled { return }
+            if path.stalled { return }
             let now = monotonicNs()
-            if stampCount != checkedCount {
-                checkedCount = stampCount
+            if path.stampCount != path.checkedCount {
+                path.checkedCount = path.stampCount
                 // The last frame's own capture time when it reads as this
                 // clock; a driver stamp that does not (wrapped, another
                 // clock) counts as "just now": late, never a false stall.
                 // (An end-of-frame stamp may lie a frame period ahead of
                 // the dequeue: hence the shortened wait below.)
-                progressNs = lastStamp <= now && lastStamp >= progressNs ? lastStamp : now
+                path.progressNs = path.lastStamp <= now && path.lastStamp >= path.progressNs ? path.lastStamp : now
             }
-            let quiet = now &- progressNs
-            guard quiet >= stallAfterNs else {
-                waitMs = Int32(min((stallAfterNs - quiet) / 1_000_000 + 1, 1000))
+            let quiet = now &- path.progressNs
+            guard quiet >= path.stallAfterNs else {
+                path.waitMs = Int32(min((path.stallAfterNs - quiet) / 1_000_000 + 1, 1000))
                 return
             }
-            stalled = true
-            waitMs = 1000
+            path.stalled = true
+            path.waitMs = 1000
             counters.withLock { $0.stats.stalls += 1 }
-            onStall?(true, progressNs)
+            onStall?(true, path.progressNs)
         }
-        // The one frame of this loop, filled in place by the backend.
-        var frame = Frame(fourcc: .yuyv, width: 0, height: 0, planeCount: 1, planes: (.empty, .empty, .empty),
-                          timestampNs: 0, sequence: 0)
-        while !stopRequested.load(ordering: .acquiring) {
-            switch backend.nextFrame(into: &frame, timeoutMs: waitMs) {
-            case .idle:
-                checkStall()
-            case .woken:
-                requeueReleased()
-                checkStall()
-            case .failed(let error):
-                return end(error)
-            case .frame:
-                if let last = lastSequence {
-                    frame.droppedBefore = frame.sequence &- last &- 1
-                    // A sequence that went backwards (driver restart) is no gap.
-                    if frame.droppedBefore > 1 << 30 { frame.droppedBefore = 0 }
-                }
-                lastSequence = frame.sequence
-                if let c = conversion {
-                    // Convert into a free output buffer, give the driver its
-                    // buffer back at once, deliver the converted frame.
-                    let source = frame
-                    let slot = c.freeSlot(after: &lastOut)
-                    let ok = slot.map { c.converter.convert(source, into: c.pool.memory[$0]) } ?? false
-                    do { try backend.requeue(source.slot) } catch { return end(error) }
-                    guard ok, let slot else {
-                        // All output buffers held (a drop) or undecodable
-                        // input (corrupted): counted, never delivered.
-                        counters.withLock {
-                            $0.stats.dropped += UInt64(source.droppedBefore)
-                            if slot == nil { $0.stats.dropped += 1 } else { $0.stats.corrupted += 1 }
-                        }
-                        checkStall()  // no frame delivered: as good as none arriving
-                        continue
-                    }
-                    let out = c.converter.outputPlanes(c.pool.memory[slot])
-                    var converted = Frame(fourcc: c.converter.target, width: c.converter.outputWidth,
-                                          height: c.converter.outputHeight,
-                                          planeCount: out.count, planes: out.planes, timestampNs: source.timestampNs,
-                                          sequence: source.sequence, flags: source.flags, pool: c.pool, slot: slot)
-                    converted.droppedBefore = source.droppedBefore
-                    frame = converted
-                }
-                let corrupted = frame.flags.contains(.corrupted)
-                let newest = frame.timestampNs
-                lastStamp = newest
-                waitMs = 1000
-                if stalled {
-                    stalled = false
-                    onStall?(false, progressNs)
-                }
-                stamps[stampCount & 31] = newest
-                stampCount += 1
-                let window = min(stampCount, 32)
-                let oldest = stamps[(stampCount - window) & 31]
-                let dropped = UInt64(frame.droppedBefore)
-                // The rate itself is worked out when read (`stats`).
-                let span = min(newest > oldest ? newest - oldest : 0, UInt64(1) << 57)
-                rateWindow.store(span << 6 | UInt64(window - 1), ordering: .releasing)
-                framesDelivered.store(framesDelivered.load(ordering: .relaxed) &+ 1, ordering: .releasing)
-                if dropped != 0 { framesDropped.store(framesDropped.load(ordering: .relaxed) &+ dropped, ordering: .releasing) }
-                if corrupted { framesCorrupted.store(framesCorrupted.load(ordering: .relaxed) &+ 1, ordering: .releasing) }
-                onFrame(frame)
-                // Back to the driver unless the app kept it (S23); buffers it
-                // releases later come back after a later frame, or through
-                // the waker (.woken) when the driver runs short.
-                let slot = frame.slot
-                let free = frame.poolRef?._withUnsafeGuaranteedRef { $0.finishDelivery(slot) } ?? true
-                if free, conversion == nil {
-                    do { try backend.requeue(slot) } catch { return end(error) }
-                }
-                // Buffers released since (without a wake-up: BufferPool.release).
-                if frame.poolRef?._withUnsafeGuaranteedRef({ $0.hasPending }) == true { requeueReleased() }
+        let conversion = path.conversion
+        let wait = timeoutMs < 0 ? path.waitMs : min(timeoutMs, path.waitMs)
+        switch backend.nextFrame(into: &path.frame, timeoutMs: wait) {
+        case .idle:
+            checkStall()
+        case .woken:
+            requeueReleased()
+            checkStall()
+        case .failed(let error):
+            return end(error)
+        case .frame:
+            if let last = path.lastSequence {
+                path.frame.droppedBefore = path.frame.sequence &- last &- 1
+                // A sequence that went backwards (driver restart) is no gap.
+                if path.frame.droppedBefore > 1 << 30 { path.frame.droppedBefore = 0 }
             }
+            path.lastSequence = path.frame.sequence
+            if let c = conversion {
+                // Convert into a free output buffer, give the driver its
+                // buffer back at once, deliver the converted frame.
+                let source = path.frame
+                let slot = c.freeSlot(after: &path.lastOut)
+                let ok = slot.map { c.converter.convert(source, into: c.pool.memory[$0]) } ?? false
+                do { try backend.requeue(source.slot) } catch { return end(error) }
+                guard ok, let slot else {
+                    // All output buffers held (a drop) or undecodable
+                    // input (corrupted): counted, never delivered.
+                    counters.withLock {
+                        $0.stats.dropped += UInt64(source.droppedBefore)
+                        if slot == nil { $0.stats.dropped += 1 } else { $0.stats.corrupted += 1 }
+                    }
+                    checkStall()  // no frame delivered: as good as none arriving
+                    return true
+                }
+                let out = c.converter.outputPlanes(c.pool.memory[slot])
+                var converted = Frame(fourcc: c.converter.target, width: c.converter.outputWidth,
+                                      height: c.converter.outputHeight,
+                                      planeCount: out.count, planes: out.planes, timestampNs: source.timestampNs,
+                                      sequence: source.sequence, flags: source.flags, pool: c.pool, slot: slot)
+                converted.droppedBefore = source.droppedBefore
+                path.frame = converted
+            }
+            let frame = path.frame
+            let corrupted = frame.flags.contains(.corrupted)
+            let newest = frame.timestampNs
+            path.lastStamp = newest
+            path.waitMs = 1000
+            if path.stalled {
+                path.stalled = false
+                onStall?(false, path.progressNs)
+            }
+            stamps[path.stampCount & 31] = newest
+            path.stampCount += 1
+            let window = min(path.stampCount, 32)
+            let oldest = stamps[(path.stampCount - window) & 31]
+            let dropped = UInt64(frame.droppedBefore)
+            // The rate itself is worked out when read (`stats`).
+            let span = min(newest > oldest ? newest - oldest : 0, UInt64(1) << 57)
+            rateWindow.store(span << 6 | UInt64(window - 1), ordering: .releasing)
+            framesDelivered.store(framesDelivered.load(ordering: .relaxed) &+ 1, ordering: .releasing)
+            if dropped != 0 { framesDropped.store(framesDropped.load(ordering: .relaxed) &+ dropped, ordering: .releasing) }
+            if corrupted { framesCorrupted.store(framesCorrupted.load(ordering: .relaxed) &+ 1, ordering: .releasing) }
+            onFrame(frame)
+            // Back to the driver unless the app kept it (S23); buffers it
+            // releases later come back after a later frame, or through
+            // the waker (.woken) when the driver runs short.
+            let slot = frame.slot
+            let free = frame.poolRef?._withUnsafeGuaranteedRef { $0.finishDelivery(slot) } ?? true
+            if free, conversion == nil {
+                do { try backend.requeue(slot) } catch { return end(error) }
+            }
+            // Buffers released since (without a wake-up: BufferPool.release).
+            if frame.poolRef?._withUnsafeGuaranteedRef({ $0.hasPending }) == true { requeueReleased() }
         }
+        return true
     }
 
     private func requeueReleased() {
@@ -392,10 +434,15 @@ public final class Capturer: @unchecked Sendable {
         }
         guard let thread else { return }
         stopRequested.store(true, ordering: .releasing)
+        // Pull mode: no new turn of the frame path starts; a reader's turn
+        // is woken with the capture thread's wait and ends before the
+        // driver's queue is freed.
+        let pull = puller.withLock { $0 }
+        pull?.stop()
         waker?.wake()
+        pull?.waitForPumpIdle()
         thread.join()
         running.store(false, ordering: .releasing)
-        puller.withLock { $0 }?.stop()
         backend.stop()
     }
 

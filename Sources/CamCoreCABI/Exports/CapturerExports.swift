@@ -188,6 +188,28 @@ public func cabi_capturer_acquire_frame(_ capturer: OpaquePointer?, _ timeoutMs:
     }
 }
 
+@_cdecl("camcore_capturer_next_frame")
+public func cabi_capturer_next_frame(_ capturer: OpaquePointer?, _ timeoutMs: Int32,
+                                     _ frame: UnsafeMutablePointer<UnsafePointer<camcore_frame>?>?) -> Int32 {
+    let fn = "camcore_capturer_next_frame"
+    guard let frame else { return invalid("\(fn): frame is NULL") }
+    if let prev = frame.pointee {
+        if let why = releaseRetained(prev, fn) { return invalid("\(why); *frame must be NULL or a frame to release") }
+        frame.pointee = nil
+    }
+    guard let box = capturerBox(capturer, fn) else { return LastError.status }
+    do {
+        let got = try box.capturer.acquire(timeoutMs: timeoutMs)
+        guard let out = FrameBox.retainedBox(for: got) else {
+            return fail(.noMemory("\(fn): too many retained frames; release some"))
+        }
+        frame.pointee = out
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
 @_cdecl("camcore_capturer_get_frame_fd")
 public func cabi_capturer_get_frame_fd(_ capturer: OpaquePointer?, _ fd: UnsafeMutablePointer<Int32>?) -> Int32 {
     let fn = "camcore_capturer_get_frame_fd"

@@ -53,24 +53,28 @@ public func cabi_frame_retain(_ frame: UnsafePointer<camcore_frame>?) -> UnsafeP
 
 @_cdecl("camcore_frame_release")
 public func cabi_frame_release(_ frame: UnsafePointer<camcore_frame>?) {
-    let fn = "camcore_frame_release"
     guard let frame else { return }
+    if let why = releaseRetained(frame, "camcore_frame_release") { LastError.set(why) }
+}
+
+/// Gives back the retained frame `frame` (camcore_frame_release); nil, or
+/// why it is no retained frame of camcore's (nothing is touched then).
+func releaseRetained(_ frame: UnsafePointer<camcore_frame>, _ fn: String) -> String? {
     let raw = UnsafeRawPointer(frame)
     let arena = FrameBoxes.retained
     guard let i = arena.index(of: raw) else {
-        LastError.set(FrameBoxes.isBox(raw)
+        return FrameBoxes.isBox(raw)
             ? "\(fn): a borrowed frame, not a retained frame; release only what camcore_frame_retain returned"
-            : "\(fn): not a frame from camcore")
-        return
+            : "\(fn): not a frame from camcore"
     }
     let box = arena.box(i)
     guard arena.take(box, expecting: .retained) else {
-        LastError.set("\(fn): not a retained frame (already released)")
-        return
+        return "\(fn): not a retained frame (already released)"
     }
     let token = box.side.load(as: UnsafeMutableRawPointer.self)
     arena.free(box)
     Unmanaged<RetainedFrame>.fromOpaque(token).release()
+    return nil
 }
 
 @_cdecl("camcore_frame_convert")

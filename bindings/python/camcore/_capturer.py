@@ -40,7 +40,7 @@ from ._controls import control_id as _control_id
 from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, NotSupportedError,
                       StateError, WouldDeadlockError, _s, check, error_for_status,
                       last_error_message)
-from ._frames import CapturedFrame, Frame, RetainedFrame, _get_ident, _pull_settle, _pulled
+from ._frames import CapturedFrame, Frame, RetainedFrame, _get_ident, _next_frames, _pull_settle
 from ._info import CaptureFormat, CaptureStats, Setting, capture_format_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc
 from ._raw import (ON_CONTROL_CHANGED, ON_ERROR, ON_FRAME, ON_STALL, camcore_capture_config,
@@ -648,8 +648,7 @@ class Capturer:
         ms = timeout_ms(timeout)
         self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
         try:
-            yield from _pulled(_lib.camcore_capturer_acquire_frame, (self._h(), ms), count,
-                               "Capturer.acquire()", depth)
+            yield from _next_frames(self._h(), ms, count, "Capturer.frames()", depth)
         finally:
             if not self.closed:
                 self.stop()

@@ -686,6 +686,91 @@ def _pull_settle(prev: Optional[RetainedFrame], held: _Held, defer: bool) -> _He
     return None
 
 
+class _LoopFrame(RetainedFrame):
+    """A frame of Capturer.frames(): a RetainedFrame whose buffer the loop
+    gives back itself, through the next camcore_capturer_next_frame call (one
+    library call per frame, no release object per frame). release() ends its
+    validity at once; the buffer goes back at the next iteration (or with
+    the views that still refer to it, as for any frame)."""
+
+    __slots__ = ()
+
+    def __init__(self, ptr: Any) -> None:
+        self._ptr = ptr
+        self._frame = camcore_frame.from_buffer_copy(ptr.contents)
+        self._pixels = None
+        self._used = None
+
+    def release(self) -> None:
+        with _views_lock:
+            self._ptr = None   # _used stays: the loop looks at the views when it moves on
+
+    def __del__(self) -> None:
+        pass
+
+
+def _loop_end(frame: _LoopFrame) -> Optional[List[_BufferViews]]:
+    """Ends a loop frame's validity: the views it handed out if any escaped
+    (something outside the cache still refers to them), else None."""
+    with _views_lock:
+        frame._ptr = None
+        used, frame._used = frame._used, None
+    if used is not None:
+        for v in used:
+            if v.escaped():
+                return used
+    return None
+
+
+def _next_frames(h: Any, ms: int, count: Optional[int], what: str, depth: int) -> Iterator[RetainedFrame]:
+    """Capturer.frames(): yields `count` frames (None: no end), each given back
+    by the next camcore_capturer_next_frame call, which also takes the next
+    frame; a frame whose numpy views are still referenced is held one more
+    iteration when the queue allows (the common `img = frame.array` keeps the
+    previous frame's view until the next is assigned), then kept by its views."""
+    nxt = _lib.camcore_capturer_next_frame
+    out = frame_p()
+    ref = byref(out)
+    prev: Optional[_LoopFrame] = None
+    held: Optional[Tuple[_Pixels, List[_BufferViews]]] = None
+    defer = depth >= 2
+    n = 0
+    try:
+        while count is None or n < count:
+            if held is not None:
+                _keep_escaped(held[1], held[0])
+                held = None   # its buffer goes back here unless an escaped view took it
+            if prev is not None:
+                used = _loop_end(prev)
+                prev = None
+                if used is not None:
+                    # Views escaped: the frame leaves the loop with its own pointer.
+                    px = _Pixels(frame_p.from_buffer_copy(out))
+                    out = frame_p()
+                    ref = byref(out)
+                    if defer:
+                        held = (px, used)
+                    else:
+                        _keep_escaped(used, px)
+                    del px
+            status = nxt(h, ms, ref)
+            if status:
+                check(status, what)
+            prev = _LoopFrame(out)
+            n += 1
+            yield prev
+    finally:
+        if held is not None:
+            _keep_escaped(held[1], held[0])
+            held = None
+        if prev is not None:
+            used = _loop_end(prev)
+            if used is not None:
+                _keep_escaped(used, _Pixels(frame_p.from_buffer_copy(out)))
+            else:
+                _lib.camcore_frame_release(out)
+
+
 def _pulled(acquire: Callable[..., int], args: Tuple[Any, ...], count: Optional[int], what: str,
             depth: int) -> Iterator[RetainedFrame]:
     """Yields `count` frames (None: no end) taken with acquire(*args, &frame), each

@@ -589,6 +589,7 @@ PROTOTYPES: List[Tuple[str, Any, List[Any]]] = [
     ("camcore_capturer_device_id", c_char_p, [capturer_p]),
     ("camcore_capturer_start_pull", c_int, [capturer_p, POINTER(camcore_capture_config), c_uint32]),
     ("camcore_capturer_acquire_frame", c_int, [capturer_p, c_int32, POINTER(frame_p)]),
+    ("camcore_capturer_next_frame", c_int, [capturer_p, c_int32, POINTER(frame_p)]),
     ("camcore_capturer_get_frame_fd", c_int, [capturer_p, POINTER(c_int32)]),
     # Controls
     ("camcore_capturer_list_controls", c_int,

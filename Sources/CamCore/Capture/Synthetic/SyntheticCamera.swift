@@ -137,6 +137,7 @@ final class SyntheticCapture: CaptureBackend {
         let due = startNs &+ tick &* period
         let now = monotonicNs()
         if due > now {
+            if timeoutMs == 0 { return .idle }   // a poll (S36 acquire with timeout 0): no wait
             var p = pollfd(fd: waker.fd, events: Int16(POLLIN), revents: 0)
             let ms = Int32(min((due - now + 999_999) / 1_000_000, UInt64(max(timeoutMs, 1))))
             let rc = Sys.poll(&p, 1, timeoutMs: ms).0
