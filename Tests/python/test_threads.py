@@ -122,3 +122,29 @@ def test_pull_loop_holding_the_last_array_reads_its_own_frame(cap):
             sl = f.plane(0)[:64]
             want = sl.copy()
     assert np.array_equal(sl, want)
+
+
+def test_pull_loop_views_kept_for_several_frames_read_their_own(cap):
+    # S36: a pull loop's frame ends at the next iteration, its buffer goes
+    # back an iteration later; views kept longer (the first frame's for the
+    # whole loop, more frames than the capture has buffers, and the last
+    # two) keep their buffers and still show their own pixels.
+    first = None
+    kept = []
+    seqs = []
+    for f in cap.frames(30, fps=60, depth=4, **SMALL):
+        img = f.array
+        if first is None:
+            first = (img, img.copy())
+        kept.append((f.sequence, img, img.copy()))
+        seqs.append(f.sequence)
+        kept = kept[-2:]
+        for _, view, want in kept:
+            assert np.array_equal(view, want)
+        assert np.array_equal(first[0], first[1])
+    assert seqs == sorted(seqs) and len(set(seqs)) == 30
+    assert [k[0] for k in kept] == seqs[-2:]
+    for _, view, want in kept + [(0,) + first]:
+        assert np.array_equal(view, want)
+    # The synthetic camera's pictures move: kept frames differ from each other.
+    assert not np.array_equal(kept[1][1], first[0])

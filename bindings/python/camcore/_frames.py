@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import struct
 import sys
 import threading
 from ctypes import addressof, byref, c_uint8, c_uint32, sizeof, string_at
@@ -279,7 +280,11 @@ _ShapeKey = Tuple[int, int, int, int]
 # Orders the hand-out of a view against the end of the frame handing it out
 # (another thread may read a frame while its callback returns).
 _views_lock = threading.Lock()
-_views: Dict[Tuple[int, int], "_BufferViews"] = {}
+_views: Dict[Tuple[int, ...], "_BufferViews"] = {}
+# Bound once: a pull loop takes the lock twice per frame (`with` costs twice as much).
+_views_acquire = _views_lock.acquire
+_views_release = _views_lock.release
+_views_get = _views.get
 _VIEWS_MAX = 64   # buffers remembered; more (many streams) forgets the oldest half
 
 
@@ -299,7 +304,7 @@ class _BufferViews:
     __slots__ = ("key", "shape_key", "buf", "flat", "shaped", "counts")
 
     def __init__(self, address: int, length: int, shape_key: Optional[_ShapeKey]) -> None:
-        self.key = (address, length)
+        self.key = _views_key(address, length, shape_key)
         self.shape_key = shape_key
         buf, flat = _flat_view(address, length)
         self.buf = buf
@@ -325,17 +330,37 @@ class _BufferViews:
             del _views[self.key]
 
 
+def _views_key(address: int, length: int, shape_key: Optional[_ShapeKey]) -> Tuple[int, ...]:
+    """The _views key: (address, length) for flat views; for shaped ones the
+    fields _frame_sig reads, in its order (fourcc, width, height, address,
+    stride, length), so a pull loop finds them with one unpack."""
+    if shape_key is None:
+        return (address, length)
+    return (shape_key[0], shape_key[1], shape_key[2], address, shape_key[3], length)
+
+
+#: Reads (fourcc, width, height, planes[0].data, planes[0].stride,
+#: planes[0].length) out of a camcore_frame in one call: the key of plane
+#: 0's shaped views.
+_FRAME_SIG = struct.Struct("=4xIII8xQII")
+_frame_sig = _FRAME_SIG.unpack_from
+if _FRAME_SIG.size != camcore_frame.planes.offset + 16 or sizeof(camcore_frame) < _FRAME_SIG.size:  # the layout _raw declares
+    raise ImportError("camcore: camcore_frame's layout is not the one _frame_sig reads")
+
+
 def _buffer_views(address: int, length: int, shape_key: Optional[_ShapeKey]) -> _BufferViews:
-    """The cached views of (address, length), made when none fit. Called with
-    _views_lock held, for a frame that is valid (its buffer is mapped)."""
-    v = _views.get((address, length))
-    if v is None or (shape_key is not None and v.shape_key != shape_key):
+    """The cached views of (address, length) shaped by shape_key (None: flat
+    only), made when none fit. Called with _views_lock held, for a frame
+    that is valid (its buffer is mapped)."""
+    key = _views_key(address, length, shape_key)
+    v = _views.get(key)
+    if v is None:
         if len(_views) >= _VIEWS_MAX:
             # Forget the oldest half (buffers of streams that ended, most
             # likely), not the views a running stream is reusing.
             for old in list(_views)[:_VIEWS_MAX // 2]:
                 del _views[old]
-        v = _views[(address, length)] = _BufferViews(address, length, shape_key)
+        v = _views[key] = _BufferViews(address, length, shape_key)
     return v
 
 
@@ -551,7 +576,7 @@ class _FrameBase:
     def __repr__(self) -> str:
         if self._ptr is None:
             return f"<{type(self).__name__} (no longer valid)>"
-        c = self._frame
+        c = self._c()
         return (f"<{type(self).__name__} {fourcc_str(c.fourcc)} {c.width}x{c.height} "
                 f"seq={c.sequence} ts={c.timestamp_ns}>")
 
@@ -688,87 +713,147 @@ def _pull_settle(prev: Optional[RetainedFrame], held: _Held, defer: bool) -> _He
 
 class _LoopFrame(RetainedFrame):
     """A frame of Capturer.frames(): a RetainedFrame whose buffer the loop
-    gives back itself, through the next camcore_capturer_next_frame call (one
-    library call per frame, no release object per frame). release() ends its
-    validity at once; the buffer goes back at the next iteration (or with
-    the views that still refer to it, as for any frame)."""
+    gives back itself, through a later camcore_capturer_next_frame call (one
+    library call per frame, no release object per frame). Valid until the
+    next iteration (or release()); the buffer goes back an iteration later,
+    or with the views that still refer to it then, as for any frame.
+
+    The description is copied at the first attribute read, not per frame:
+    under _views_lock while the frame is valid, the library's struct cannot
+    go (the loop takes that lock before it gives a buffer back)."""
 
     __slots__ = ()
 
     def __init__(self, ptr: Any) -> None:
         self._ptr = ptr
-        self._frame = camcore_frame.from_buffer_copy(ptr.contents)
+        self._frame = None  # type: ignore[assignment]  # copied at the first read (_c)
         self._pixels = None
         self._used = None
 
+    def _c(self) -> camcore_frame:
+        f = self._frame
+        if f is None:
+            with _views_lock:
+                ptr = self._ptr
+                if ptr is None:
+                    raise StateError(self._gone_message())
+                f = self._frame = camcore_frame.from_buffer_copy(ptr.contents)
+        elif self._ptr is None:
+            raise StateError(self._gone_message())
+        return f  # type: ignore[no-any-return]
+
     def release(self) -> None:
-        with _views_lock:
-            self._ptr = None   # _used stays: the loop looks at the views when it moves on
+        self._ptr = None   # _used stays: the loop looks at the views when it gives the buffer back
 
     def __del__(self) -> None:
         pass
 
+    @property
+    def array(self) -> U8Array:
+        """As Frame.array. A loop frame finds its cached view with one read
+        of the library's frame struct (_frame_sig); else as _view does."""
+        _views_acquire()
+        try:
+            ptr = self._ptr
+            if ptr is not None:
+                v = _views_get(_frame_sig(ptr.contents))
+                if v is not None:
+                    shaped = v.shaped
+                    if shaped is not None:
+                        used = self._used
+                        if used is None:
+                            self._used = [v]
+                        elif v not in used:
+                            used.append(v)
+                        return shaped
+        finally:
+            _views_release()
+        return self._view(0, True)
 
-def _loop_end(frame: _LoopFrame) -> Optional[List[_BufferViews]]:
-    """Ends a loop frame's validity: the views it handed out if any escaped
-    (something outside the cache still refers to them), else None."""
-    with _views_lock:
-        frame._ptr = None
-        used, frame._used = frame._used, None
-    if used is not None:
-        for v in used:
-            if v.escaped():
-                return used
-    return None
+
+def _settle_views(used: List[_BufferViews], slot: Any) -> bool:
+    """The loop gives back the buffer in `slot` (a frame_p) whose frame handed
+    out the views `used`: if any is still referenced, they keep the buffer
+    (a copy of the pointer, released when they are collected) and True says
+    the slot's pointer is theirs now."""
+    for v in used:
+        if v.escaped():
+            _keep_escaped(used, _Pixels(frame_p.from_buffer_copy(slot)))
+            return True
+    return False
 
 
 def _next_frames(h: Any, ms: int, count: Optional[int], what: str, depth: int) -> Iterator[RetainedFrame]:
-    """Capturer.frames(): yields `count` frames (None: no end), each given back
-    by the next camcore_capturer_next_frame call, which also takes the next
-    frame; a frame whose numpy views are still referenced is held one more
-    iteration when the queue allows (the common `img = frame.array` keeps the
-    previous frame's view until the next is assigned), then kept by its views."""
+    """Capturer.frames(): yields `count` frames (None: no end), each valid
+    until the next iteration. One camcore_capturer_next_frame call per
+    frame: it gives back a buffer and takes the next frame. With depth >= 2
+    the loop alternates two pointers, so a frame's buffer goes back one
+    iteration after its validity ended: the common `img = frame.array`
+    still refers to the previous frame's view when the next frame is
+    taken, and by the time its buffer goes back `img` is the new view, so
+    the cached views are reused, not kept. Views still referenced then
+    keep their buffer (see _settle_views)."""
     nxt = _lib.camcore_capturer_next_frame
-    out = frame_p()
-    ref = byref(out)
-    prev: Optional[_LoopFrame] = None
-    held: Optional[Tuple[_Pixels, List[_BufferViews]]] = None
-    defer = depth >= 2
+    lock, acquire, release = _views_lock, _views_acquire, _views_release
+    nslots = 2 if depth >= 2 else 1
+    slots = [frame_p() for _ in range(nslots)]
+    refs = [byref(x) for x in slots]
+    made: List[Optional[_LoopFrame]] = [None] * nslots   # the last frame taken into each slot
+    cur: Optional[_LoopFrame] = None
+    i = 0
     n = 0
     try:
         while count is None or n < count:
-            if held is not None:
-                _keep_escaped(held[1], held[0])
-                held = None   # its buffer goes back here unless an escaped view took it
-            if prev is not None:
-                used = _loop_end(prev)
-                prev = None
-                if used is not None:
-                    # Views escaped: the frame leaves the loop with its own pointer.
-                    px = _Pixels(frame_p.from_buffer_copy(out))
-                    out = frame_p()
-                    ref = byref(out)
-                    if defer:
-                        held = (px, used)
-                    else:
-                        _keep_escaped(used, px)
-                    del px
-            status = nxt(h, ms, ref)
+            if cur is not None:
+                # Its validity ends (a view handed out meanwhile is in _used:
+                # the hand-out holds the lock, the settle below takes it).
+                cur._ptr = None
+                cur = None
+            if nslots == 2:
+                i ^= 1
+            old = made[i]
+            if old is not None and old._used is not None:
+                acquire()
+                used, old._used = old._used, None
+                release()
+                if used and _settle_views(used, slots[i]):
+                    slots[i] = frame_p()
+                    refs[i] = byref(slots[i])
+            status = nxt(h, ms, refs[i])
             if status:
-                check(status, what)
-            prev = _LoopFrame(out)
+                made[i] = None   # the call gave slot i's frame back whatever the outcome
+                j = i ^ 1
+                last = made[j] if nslots == 2 else None
+                if status == _raw.E_STATE and last is not None:
+                    # Views kept from earlier frames hold buffers too, so the two
+                    # slots do not fit under the queue depth: give the other
+                    # slot's frame (the last one, no longer valid) back now.
+                    made[j] = None
+                    acquire()
+                    kept, last._used = last._used, None
+                    release()
+                    if not (kept and _settle_views(kept, slots[j])):
+                        _lib.camcore_frame_release(slots[j])
+                    slots[j] = frame_p()
+                    refs[j] = byref(slots[j])
+                    status = nxt(h, ms, refs[i])
+                if status:
+                    check(status, what)
+            cur = made[i] = _LoopFrame(slots[i])
             n += 1
-            yield prev
+            yield cur
     finally:
-        if held is not None:
-            _keep_escaped(held[1], held[0])
-            held = None
-        if prev is not None:
-            used = _loop_end(prev)
-            if used is not None:
-                _keep_escaped(used, _Pixels(frame_p.from_buffer_copy(out)))
-            else:
-                _lib.camcore_frame_release(out)
+        if cur is not None:
+            cur._ptr = None
+        for k in range(nslots):
+            old = made[k]
+            if old is not None and old._used is not None:
+                with lock:
+                    used, old._used = old._used, None
+                if used and _settle_views(used, slots[k]):
+                    continue
+            if slots[k]:
+                _lib.camcore_frame_release(slots[k])
 
 
 def _pulled(acquire: Callable[..., int], args: Tuple[Any, ...], count: Optional[int], what: str,
