@@ -6,6 +6,10 @@
  *   --variant dct   decode at the DCT scale 1/2 (960x540), then ScalePlane
  *                   per plane to 640x360 I420 (box) — camcore's route
  *   --variant full  decode at full size, then ScalePlane per plane (box)
+ *   --variant dct3-8  decode at 3/8 (720x405), then ScalePlane (box): the
+ *                   scale nearest the output that TurboJPEG offers; tried
+ *                   for S38 and slower than 1/2 (no SIMD 3x3 IDCT), so
+ *                   camcore keeps to 1/2, 1/4, 1/8
  * and, for the 4:2:2 -> I420 path at full size (no output size):
  *   --variant i422-copy    decode to I422 scratch, then I422ToI420 (the old route)
  *   --variant i422-direct  Y straight into the I420 plane, chroma into scratch,
@@ -45,9 +49,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--callgrind")) cg = 1;
         else if (!strcmp(argv[i], "--noise") && i + 1 < argc) noise = atoi(argv[++i]);
-        else { fprintf(stderr, "usage: s38_scale [--variant dct|full|i422-copy|i422-direct] [--frames N] [--noise N] [--callgrind]\n"); return 2; }
+        else { fprintf(stderr, "usage: s38_scale [--variant dct|dct3-8|full|i422-copy|i422-direct] [--frames N] [--noise N] [--callgrind]\n"); return 2; }
     }
-    int full = !strcmp(variant, "full"), copy422 = !strcmp(variant, "i422-copy"),
+    int full = !strcmp(variant, "full"), d38 = !strcmp(variant, "dct3-8"), copy422 = !strcmp(variant, "i422-copy"),
         direct422 = !strcmp(variant, "i422-direct");
     if (copy422 || direct422) full = 1;
     /* A camera-like picture: gradients, a checkerboard, a little noise (as the Swift bench). */
@@ -70,7 +74,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tjCompress2: %s\n", tjGetErrorStr2(tc));
         return 1;
     }
-    int dw = full ? W : W / 2, dh = full ? H : H / 2, cw = tjPlaneWidth(1, dw, TJSAMP_422);
+    int dw = full ? W : d38 ? W * 3 / 8 : W / 2, dh = full ? H : d38 ? H * 3 / 8 : H / 2, cw = tjPlaneWidth(1, dw, TJSAMP_422);
     unsigned char *yp = aligned_alloc(64, W * H), *up = aligned_alloc(64, W * H / 2),
                   *vp = aligned_alloc(64, W * H / 2), *out = aligned_alloc(64, W * H * 3 / 2);
     unsigned char *planes[3] = { yp, up, vp };
