@@ -118,18 +118,26 @@ public final class RetainedFrame: @unchecked Sendable {
     public let frame: Frame
     /// Keeps the buffers (mapped memory) alive as long as the frame is kept.
     private let owner: BufferPool?
-    /// A pulled frame (S36): the queue's retain, and what to tell the puller.
+    /// A pulled frame taken from the queue (S36): the queue's retain.
     private let inner: RetainedFrame?
-    private let onRelease: (() -> Void)?
+    /// A pulled frame (S36): the puller that counts it as held. Strong: a
+    /// frame released after its capturer closed still tells it (no weak
+    /// reference, no closure: one object per pulled frame).
+    private let puller: FramePuller?
     init(frame: Frame, owner: BufferPool?) {
-        self.frame = frame; self.owner = owner; inner = nil; onRelease = nil
+        self.frame = frame; self.owner = owner; inner = nil; puller = nil
     }
     /// The app's hold on a frame taken from a FramePuller's queue.
-    init(pulled: RetainedFrame, onRelease: @escaping () -> Void) {
-        frame = pulled.frame; owner = nil; inner = pulled; self.onRelease = onRelease
+    init(pulled: RetainedFrame, from puller: FramePuller) {
+        frame = pulled.frame; owner = nil; inner = pulled; self.puller = puller
+    }
+    /// The app's hold on a frame a reader took from the driver itself
+    /// (FramePuller's pump): `frame`'s buffer is retained in `owner` already.
+    init(pumped frame: Frame, owner: BufferPool?, from puller: FramePuller) {
+        self.frame = frame; self.owner = owner; inner = nil; self.puller = puller
     }
     deinit {
         owner?.release(frame.slot)
-        onRelease?()
+        puller?.released()
     }
 }

@@ -280,33 +280,40 @@ public final class FramePuller: @unchecked Sendable {
             }
             switch next {
             case .frame(let f):
-                return RetainedFrame(pulled: f) { [weak self] in self?.released() }
+                return RetainedFrame(pulled: f, from: self)
             case .waited:
                 continue
             case .pump(let step):
                 // The frame path on this thread: no queue, no hand-over.
-                var got: RetainedFrame?
+                // The frame's buffer is retained during the step (else it
+                // goes back to the driver); the object is made once the
+                // frame counts as held.
+                var got: Frame?
                 let wait: Int32 = timeoutMs < 0 ? -1
                     : timeoutMs == 0 ? 0 : Int32(clamping: (end &- min(end, monotonicNs()) + 999_999) / 1_000_000)
                 _ = step(wait) { f in
-                    if got == nil, f.isRetainable { got = f.retain() }
+                    if got == nil, f.isRetainable { f.pool?.retain(f.slot); got = f }
                 }
-                let out: RetainedFrame? = locked {
+                let kept: Bool = locked {
                     pumper = .none
                     lastReaderPumpNs = monotonicNs()
                     pthread_cond_broadcast(changed)
-                    guard let got, !stopped else { return nil }
+                    guard got != nil, !stopped else { return false }
                     held += 1
-                    return got
+                    return true
                 }
-                if let out { return RetainedFrame(pulled: out) { [weak self] in self?.released() } }
-                if got != nil { throw .state("the capture is stopped (or the preview removed); nothing more to pull") }
+                if let got {
+                    if kept { return RetainedFrame(pumped: got, owner: got.pool, from: self) }
+                    _ = RetainedFrame(frame: got, owner: got.pool)   // gives the buffer back
+                    throw .state("the capture is stopped (or the preview removed); nothing more to pull")
+                }
                 pumped = true   // the loop looks again: an end, a stop, a timeout, or another wait
             }
         }
     }
 
-    private func released() { locked { held = max(0, held - 1) } }
+    /// A pulled frame was released (RetainedFrame's deinit).
+    func released() { locked { held = max(0, held - 1) } }
 
     /// Frames out with the app now.
     public var heldCount: Int { locked { held } }
