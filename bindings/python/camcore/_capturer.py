@@ -644,14 +644,20 @@ class Capturer:
         Numpy views keep their frame's buffer while they exist (counted among the
         `depth` frames held). `output`/`output_size` as start_pull() (S8, S38).
         Raises as start_pull() and acquire()."""
-        count_arg(count)
-        ms = timeout_ms(timeout)
-        self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
-        try:
-            yield from _next_frames(self._h(), ms, count, "Capturer.frames()", depth)
-        finally:
+        def begin() -> Tuple[int, int]:
+            # At the first iteration, as a generator's body would.
+            count_arg(count)
+            ms = timeout_ms(timeout)
+            self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
+            return self._h(), ms
+
+        def end() -> None:
             if not self.closed:
                 self.stop()
+
+        # The loop itself, not a generator around it: one generator frame
+        # resumed per frame instead of two.
+        return _next_frames(begin, end, count, "Capturer.frames()", depth)
 
     async def aframes(self, count: Optional[int] = None, fourcc: FormatOrSetting = "YUYV",
                       width: int = 640, height: int = 480, fps: Optional[Rate] = 30,

@@ -18,7 +18,7 @@ import logging
 import struct
 import sys
 import threading
-from ctypes import addressof, byref, c_uint8, c_uint32, sizeof, string_at
+from ctypes import addressof, byref, c_int, c_uint8, c_uint32, c_void_p, sizeof, string_at
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _raw
@@ -783,8 +783,11 @@ def _settle_views(used: List[_BufferViews], slot: Any) -> bool:
     return False
 
 
-def _next_frames(h: Any, ms: int, count: Optional[int], what: str, depth: int) -> Iterator[RetainedFrame]:
-    """Capturer.frames(): yields `count` frames (None: no end), each valid
+def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], count: Optional[int],
+                 what: str, depth: int) -> Iterator[RetainedFrame]:
+    """Capturer.frames(): begin() starts the capture at the first iteration
+    and gives (capturer handle, timeout ms); end() stops it when the loop
+    ends. Yields `count` frames (None: no end), each valid
     until the next iteration. One camcore_capturer_next_frame call per
     frame: it gives back a buffer and takes the next frame. With depth >= 2
     the loop alternates two pointers, so a frame's buffer goes back one
@@ -793,7 +796,13 @@ def _next_frames(h: Any, ms: int, count: Optional[int], what: str, depth: int) -
     taken, and by the time its buffer goes back `img` is the new view, so
     the cached views are reused, not kept. Views still referenced then
     keep their buffer (see _settle_views)."""
-    nxt = _lib.camcore_capturer_next_frame
+    # A function object of its own without argtypes: ctypes' per-argument
+    # checks cost a third of the call, and the loop passes exactly the C
+    # types (the handle as c_void_p, ms an int32 already checked, a pointer).
+    h, ms = begin()
+    nxt = _lib["camcore_capturer_next_frame"]
+    nxt.restype = c_int
+    hp = c_void_p(h)
     lock, acquire, release = _views_lock, _views_acquire, _views_release
     nslots = 2 if depth >= 2 else 1
     slots = [frame_p() for _ in range(nslots)]
@@ -819,7 +828,7 @@ def _next_frames(h: Any, ms: int, count: Optional[int], what: str, depth: int) -
                 if used and _settle_views(used, slots[i]):
                     slots[i] = frame_p()
                     refs[i] = byref(slots[i])
-            status = nxt(h, ms, refs[i])
+            status = nxt(hp, ms, refs[i])
             if status:
                 made[i] = None   # the call gave slot i's frame back whatever the outcome
                 j = i ^ 1
@@ -836,24 +845,27 @@ def _next_frames(h: Any, ms: int, count: Optional[int], what: str, depth: int) -
                         _lib.camcore_frame_release(slots[j])
                     slots[j] = frame_p()
                     refs[j] = byref(slots[j])
-                    status = nxt(h, ms, refs[i])
+                    status = nxt(hp, ms, refs[i])
                 if status:
                     check(status, what)
             cur = made[i] = _LoopFrame(slots[i])
             n += 1
             yield cur
     finally:
-        if cur is not None:
-            cur._ptr = None
-        for k in range(nslots):
-            old = made[k]
-            if old is not None and old._used is not None:
-                with lock:
-                    used, old._used = old._used, None
-                if used and _settle_views(used, slots[k]):
-                    continue
-            if slots[k]:
-                _lib.camcore_frame_release(slots[k])
+        try:
+            if cur is not None:
+                cur._ptr = None
+            for k in range(nslots):
+                old = made[k]
+                if old is not None and old._used is not None:
+                    with lock:
+                        used, old._used = old._used, None
+                    if used and _settle_views(used, slots[k]):
+                        continue
+                if slots[k]:
+                    _lib.camcore_frame_release(slots[k])
+        finally:
+            end()
 
 
 def _pulled(acquire: Callable[..., int], args: Tuple[Any, ...], count: Optional[int], what: str,
