@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 import camcore
 from conftest import run_python
@@ -148,3 +149,22 @@ def test_pull_loop_views_kept_for_several_frames_read_their_own(cap):
         assert np.array_equal(view, want)
     # The synthetic camera's pictures move: kept frames differ from each other.
     assert not np.array_equal(kept[1][1], first[0])
+
+
+def test_pull_loop_depth_1_with_a_kept_view_says_why(cap):
+    # S36: depth=1 leaves room for one frame; `img = frame.array` still refers
+    # to it when the next is taken, so the loop cannot go on, and says why.
+    seen = []
+    with pytest.raises(camcore.StateError, match=r"depth=1.*numpy views|numpy views.*depth=1"):
+        for f in cap.frames(5, fps=60, depth=1, **SMALL):
+            img = f.array
+            seen.append(f.sequence)
+    assert len(seen) == 1
+    del img
+    # Copies keep nothing: the same loop runs to its end, and the capturer
+    # is usable after the refusal.
+    seqs = []
+    for f in cap.frames(5, fps=60, depth=1, **SMALL):
+        img = f.array.copy()
+        seqs.append(f.sequence)
+    assert len(seqs) == 5 and seqs == sorted(seqs) and len(set(seqs)) == 5

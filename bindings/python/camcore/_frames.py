@@ -809,6 +809,7 @@ def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], 
     refs = [byref(x) for x in slots]
     made: List[Optional[_LoopFrame]] = [None] * nslots   # the last frame taken into each slot
     cur: Optional[_LoopFrame] = None
+    kept_out = False   # views kept a buffer of this loop (for the error when none is left)
     i = 0
     n = 0
     try:
@@ -826,6 +827,7 @@ def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], 
                 used, old._used = old._used, None
                 release()
                 if used and _settle_views(used, slots[i]):
+                    kept_out = True
                     slots[i] = frame_p()
                     refs[i] = byref(slots[i])
             status = nxt(hp, ms, refs[i])
@@ -841,11 +843,20 @@ def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], 
                     acquire()
                     kept, last._used = last._used, None
                     release()
-                    if not (kept and _settle_views(kept, slots[j])):
+                    if kept and _settle_views(kept, slots[j]):
+                        kept_out = True
+                    else:
                         _lib.camcore_frame_release(slots[j])
                     slots[j] = frame_p()
                     refs[j] = byref(slots[j])
                     status = nxt(hp, ms, refs[i])
+                if status == _raw.E_STATE and kept_out:
+                    raise StateError(
+                        f"{what}: numpy views of earlier frames are still referenced and hold "
+                        f"their buffers, which leaves no room under depth={depth} for the next "
+                        "frame (`img = frame.array` refers to the previous frame while the next "
+                        "is taken): use depth >= 2, drop the views (del img) or keep copies "
+                        "(frame.array.copy())")
                 if status:
                     check(status, what)
             cur = made[i] = _LoopFrame(slots[i])
