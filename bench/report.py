@@ -217,7 +217,10 @@ def build_rows(host: Results, guest: Results) -> list:
                     ms(None if c is None else c / 1e6), ms(None if f is None else f / 1e6), div(c, f), "lower", 0.7,
                     f"thread CPU time, interleaved rounds, median; camcore route {route}; callgrind Ir "
                     f"TurboJPEG 1/2 + scale {mi(ird)} vs full + scale {mi(irf)}: ratio "
-                    f"{'–' if irr is None else f'{irr:.3f}'} (instructions under-state the saving)",
+                    f"{'–' if irr is None else f'{irr:.3f}'} (instructions under-state the saving). What stays is "
+                    f"TurboJPEG's entropy decoding, which no DCT scale shrinks; 3/8 (720x405, the scale nearest "
+                    f"640x360) is slower than 1/2, its IDCT having no SIMD path (bench/c/s38_scale.c "
+                    f"--variant dct3-8, by hand: 3.8 ms vs 3.2 ms, full 4.0 ms)",
                     spread=host.paired_ratios("s38-camcore", "s38-full", "cpu_ns_per_frame")))
     rows.append(Row("2 output size (host)", "MJPEG 1920x1080 4:2:2 → 640x360 I420 (S38): camcore vs "
                     "TurboJPEG 1/2 + libyuv called directly",
@@ -280,15 +283,20 @@ def build_rows(host: Results, guest: Results) -> list:
     cpull = guest.med("python-c-camcore-pull", "cpu_ns_per_frame")
     rows.append(Row("4 python (guest)", "CPU per frame: camcore.py pull iterator (for frame in cap.frames()) vs camcore C program",
                     us(pi), us(cc), div(pi, cc), "lower", 2.0,
-                    f"S36: no ctypes callback per frame; target ≤ 2×. The C program pulling the same frames "
-                    f"(camcore_capture --pull) costs {us(cpull)} ({div(cpull, cc) or 0:.2f}× its callbacks: the "
-                    f"capture thread hands each frame to the reader's thread)"))
+                    f"S36: no ctypes callback per frame, one camcore_capturer_next_frame call; target ≤ 2×. "
+                    f"The C program pulling the same frames (camcore_capture --pull, acquire + release) costs "
+                    f"{us(cpull)} ({div(cpull, cc) or 0:.2f}× its callbacks: the reader dequeues on its own "
+                    f"thread, but a pulled frame is an object with a retain and two library calls)"))
+    rows.append(Row("4 python (guest)", "CPU per frame: camcore.py pull iterator vs the camcore C program pulling",
+                    us(pi), us(cpull), div(pi, cpull), "lower", None,
+                    "the same pull on both sides (camcore_capture --pull): what Python and ctypes add"))
     raw = guest.med("python-camcore-rawpull", "cpu_ns_per_frame")
     rows.append(Row("4 python (guest)", "CPU per frame: raw ctypes pull loop (acquire + release, no objects) vs camcore C program",
                     us(raw), us(cc), div(raw, cc), "lower", None,
                     f"the floor of any ctypes pull loop (bench/py/py_capture.py camcore-rawpull): the iterator "
-                    f"adds {us(None if pi is None or raw is None else pi - raw)} above it (generator, frame object, "
-                    f"cached numpy view); the C program pulling costs {us(cpull)}"))
+                    f"adds {us(None if pi is None or raw is None else pi - raw)} above it (it makes one library call "
+                    f"where this loop makes two, but adds the generator, the frame object, the cached numpy view and "
+                    f"the look whether a view outlives its frame); the C program pulling costs {us(cpull)}"))
     rows.append(Row("4 python (guest)", "CPU per frame: camcore.py pull iterator vs cv2.VideoCapture raw YUYV",
                     us(pi), us(cv), div(pi, cv), "lower", 0.5, "target ≤ 0.5×"))
     ver = guest.first("python-cv2", "cv2_version")

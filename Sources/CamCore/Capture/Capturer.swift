@@ -305,6 +305,7 @@ public final class Capturer: @unchecked Sendable {
     /// and give its buffer back unless kept, or requeue released buffers
     /// and watch for a stall. False when streaming ended (onError told,
     /// unless stop was asked).
+    @inline(__always)
     private func step(_ path: FramePath, timeoutMs: Int32, onFrame: FrameHandler,
                       onError: ErrorHandler, onStall: StallHandler?) -> Bool {
         /// Streaming ends on its own: report once, unless the app stopped it.

@@ -175,6 +175,13 @@ public func cabi_capturer_acquire_frame(_ capturer: OpaquePointer?, _ timeoutMs:
     let fn = "camcore_capturer_acquire_frame"
     guard let frame else { return invalid("\(fn): frame is NULL") }
     frame.pointee = nil
+    return acquireInto(frame, capturer, timeoutMs, fn)
+}
+
+/// acquire_frame's and next_frame's common part: the next pulled frame
+/// into `frame` (left NULL on failure) as a retained frame box.
+private func acquireInto(_ frame: UnsafeMutablePointer<UnsafePointer<camcore_frame>?>, _ capturer: OpaquePointer?,
+                         _ timeoutMs: Int32, _ fn: String) -> Int32 {
     guard let box = capturerBox(capturer, fn) else { return LastError.status }
     do {
         let got = try box.capturer.acquire(timeoutMs: timeoutMs)
@@ -197,17 +204,7 @@ public func cabi_capturer_next_frame(_ capturer: OpaquePointer?, _ timeoutMs: In
         if let why = releaseRetained(prev, fn) { return invalid("\(why); *frame must be NULL or a frame to release") }
         frame.pointee = nil
     }
-    guard let box = capturerBox(capturer, fn) else { return LastError.status }
-    do {
-        let got = try box.capturer.acquire(timeoutMs: timeoutMs)
-        guard let out = FrameBox.retainedBox(for: got) else {
-            return fail(.noMemory("\(fn): too many retained frames; release some"))
-        }
-        frame.pointee = out
-        return 0
-    } catch {
-        return fail(error)
-    }
+    return acquireInto(frame, capturer, timeoutMs, fn)
 }
 
 @_cdecl("camcore_capturer_get_frame_fd")
