@@ -1041,8 +1041,11 @@ typedef struct camcore_frame {
  * camcore_frame the app built itself (for camcore_session_push_frame())
  * is refused without a crash. (A borrowed pointer kept past its callback
  * names a box camcore reuses round-robin for later frames; if that box is
- * in a callback again at the time, the retain keeps that later frame. Do
- * not rely on stale pointers.)
+ * in a callback again at the time, the retain keeps that later frame. A
+ * released retained or acquired pointer likewise names a box a later
+ * retained or acquired frame may get: until then it is refused, afterwards
+ * it is that frame, and releasing it releases that frame. Do not rely on
+ * stale pointers.)
  *
  * \param frame a frame received in a frame callback (call this during the
  *              callback), or a retained frame.
@@ -1063,11 +1066,12 @@ const camcore_frame *camcore_frame_retain(const camcore_frame *frame);
  * It may be called after the capturer was stopped or closed.
  *
  * \param frame a pointer returned by camcore_frame_retain(); NULL is
- *              ignored. Borrowed frames, frames released already and
- *              pointers camcore did not hand out (an app-built frame) are
- *              ignored too and set the thread's last error message
- *              (camcore_last_error_message()); nothing is read through such
- *              a pointer.
+ *              ignored. Borrowed frames, frames released already (until
+ *              camcore hands the same address out for a later frame, see
+ *              camcore_frame_retain()) and pointers camcore did not hand out
+ *              (an app-built frame) are ignored too and set the thread's last
+ *              error message (camcore_last_error_message()); nothing is read
+ *              through such a pointer.
  * \threadsafety Safe from any thread.
  * \since 0.1
  */

@@ -216,3 +216,54 @@ def test_S36_a_pull_preview_turns_the_camera_on_and_yields_frames(manager, synth
             s.add_preview_pull(depth=0)
         assert wait_until(lambda: len(got) >= 3), got                      # the other preview still runs
         s.remove_preview(cb)
+
+
+def test_S36_loop_frames_copied_retained_and_the_loop_owns_only_its_capture(cap):
+    # copy.copy of a loop frame is a retain of that frame: it keeps its own
+    # sequence and pixels while the loop moves on (it would otherwise follow
+    # the loop's pointer), and needs a release.
+    import copy
+    kept = None
+    for i, f in enumerate(cap.frames(8, fps=60, **SMALL)):
+        if i == 1:
+            kept = copy.copy(f)
+            seq, want = f.sequence, f.array.copy()
+            assert isinstance(kept, camcore.RetainedFrame) and not isinstance(kept, type(f))
+    assert kept.sequence == seq and (kept.array == want).all()
+    kept.release()
+    with pytest.raises(TypeError):
+        import pickle
+        for f in cap.frames(1, **SMALL):
+            pickle.dumps(f)
+    # A frames() generator left suspended does not stop a capture started
+    # after the one it started ended.
+    old = cap.frames(fps=60, **SMALL)
+    next(old)
+    cap.stop()
+    got = []
+    cap.start(fps=60, on_frame=lambda fr: got.append(fr.sequence), **SMALL)
+    old.close()
+    n = len(got)
+    wait_until(lambda: len(got) >= n + 5, 5.0)
+    assert cap.streaming
+    cap.stop()
+
+
+def test_S36_loop_refusals_say_what_happened(cap):
+    # Retained frames count against the depth: the loop says so.
+    held = []
+    with pytest.raises(camcore.StateError, match="retain.*depth=2"):
+        for f in cap.frames(6, fps=60, **SMALL):
+            held.append(f.retain())
+    assert len(held) == 2
+    for r in held:
+        r.release()
+    # A positive timeout under a millisecond waits, it does not poll.
+    assert camcore._args.timeout_ms(0.0004) == 1 and camcore._args.timeout_ms(0) == 0
+    with pytest.raises(camcore.InvalidArgError, match=r"1\.\.8"):
+        next(cap.frames(depth=-1, **SMALL))
+    # Closing the capturer inside the loop: StateError "closed", not a bad argument.
+    with pytest.raises(camcore.StateError, match="closed"):
+        for i, f in enumerate(cap.frames(6, fps=60, **SMALL)):
+            if i == 1:
+                cap.close()

@@ -87,7 +87,9 @@ def timeout_ms(timeout: Optional[float]) -> int:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout \
             or timeout < 0:
         raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, or None")
-    return min(int(timeout * 1000), I32_MAX)
+    ms = int(timeout * 1000)
+    # A positive timeout under 1 ms waits 1 ms: it never turns into a poll (0).
+    return min(ms if ms or timeout == 0 else 1, I32_MAX)
 
 
 def count_arg(count: Optional[int]) -> None:

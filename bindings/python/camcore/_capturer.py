@@ -43,7 +43,7 @@ from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, NotSup
 from ._frames import CapturedFrame, Frame, RetainedFrame, _get_ident, _next_frames, _pull_settle
 from ._info import CaptureFormat, CaptureStats, Setting, capture_format_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc
-from ._raw import (ON_CONTROL_CHANGED, ON_ERROR, ON_FRAME, ON_STALL, camcore_capture_config,
+from ._raw import (PULL_DEPTH_MAX, PULL_DEPTH_MIN, ON_CONTROL_CHANGED, ON_ERROR, ON_FRAME, ON_STALL, camcore_capture_config,
                    camcore_capture_stats, camcore_capture_format, camcore_control_callbacks,
                    camcore_control_list, camcore_frame, camcore_frame_callbacks, frame_p)
 from ._raw import lib as _lib
@@ -128,6 +128,7 @@ class Capturer:
         self._thunks: Any = None     # (callbacks struct, ON_FRAME, ON_ERROR) C may call
         self._control_thunk: Any = None
         self._generation = 0         # bumped by each start
+        self._runs = 0               # captures started (start, start_pull): frames() stops only its own
         self._cb_thread: Optional[int] = None   # the capture thread calling on_frame
         self._callback_exc: Optional[BaseException] = None
         self._callback_exc_count = 0
@@ -345,6 +346,8 @@ class Capturer:
         with _live_lock:
             _live.add(self)
         status = _lib.camcore_capturer_start(h, byref(cfg), byref(thunks[0]))
+        if status >= 0:
+            self._runs += 1
         if status < 0:
             err = error_for_status(status, "Capturer.start()", last_error_message())
             with self._lock:
@@ -610,8 +613,9 @@ class Capturer:
         and InvalidArgError for a depth out of range."""
         h = self._h()
         cfg = capture_config(fourcc, width, height, fps, buffer_count, output, dmabuf, output_size)
-        check(_lib.camcore_capturer_start_pull(h, byref(cfg), int_in("depth", depth, 0, I32_MAX)),
+        check(_lib.camcore_capturer_start_pull(h, byref(cfg), int_in("depth", depth, PULL_DEPTH_MIN, PULL_DEPTH_MAX)),
                "Capturer.start_pull()")
+        self._runs += 1
 
     def acquire(self, timeout: Optional[float] = 5.0) -> RetainedFrame:
         """The oldest queued frame of a capturer started with start_pull()
@@ -641,18 +645,29 @@ class Capturer:
         """Starts pull mode and yields `count` frames (None: until the loop ends),
         then stops. Each frame is valid until the next iteration (its buffer goes
         back then); frame.retain() keeps one longer, frame.copy() copies it.
-        Numpy views keep their frame's buffer while they exist (counted among the
-        `depth` frames held). `output`/`output_size` as start_pull() (S8, S38).
-        Raises as start_pull() and acquire()."""
-        def begin() -> Tuple[int, int]:
+        Numpy views keep their frame's buffer while they exist; they and the
+        frames you retain() count among the `depth` frames held, and the loop
+        keeps one or two (two from depth 2: a frame's buffer goes back one
+        iteration after the frame ends). When they leave no room the loop raises
+        StateError saying so. copy.copy(frame) is frame.retain(). Only the
+        capture the loop started is stopped at its end. `output`/`output_size`
+        as start_pull() (S8, S38). Raises as start_pull() and acquire(), and
+        StateError when the capturer is closed meanwhile."""
+        run = 0
+
+        def begin() -> Tuple[int, int, Callable[[], object]]:
             # At the first iteration, as a generator's body would.
+            nonlocal run
             count_arg(count)
             ms = timeout_ms(timeout)
             self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
-            return self._h(), ms
+            run = self._runs
+            return self._h(), ms, self._h
 
         def end() -> None:
-            if not self.closed:
+            # Only the capture this loop started: a generator collected
+            # later must not stop a capture started since.
+            if not self.closed and self._runs == run:
                 self.stop()
 
         # The loop itself, not a generator around it: one generator frame

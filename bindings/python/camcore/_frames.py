@@ -748,6 +748,17 @@ class _LoopFrame(RetainedFrame):
     def __del__(self) -> None:
         pass
 
+    def __copy__(self) -> RetainedFrame:
+        # Its pointer is the loop's, rewritten each iteration: a copy of the
+        # object would follow the loop. A copy is a retain of this frame.
+        return self.retain()
+
+    def __deepcopy__(self, memo: Any) -> CapturedFrame:
+        return self.copy()
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a frame of Capturer.frames() cannot be pickled; copy() it (a CapturedFrame)")
+
     @property
     def array(self) -> U8Array:
         """As Frame.array. A loop frame finds its cached view with one read
@@ -783,11 +794,30 @@ def _settle_views(used: List[_BufferViews], slot: Any) -> bool:
     return False
 
 
-def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], count: Optional[int],
-                 what: str, depth: int) -> Iterator[RetainedFrame]:
+def _loop_error(status: int, what: str, depth: int, kept_out: bool, recheck: Callable[[], object]) -> None:
+    """Raises for a failed camcore_capturer_next_frame of Capturer.frames():
+    StateError when the capturer was closed meanwhile (recheck raises it),
+    an explanation when frames the app keeps fill the queue depth, else the
+    library's error."""
+    recheck()
+    msg = last_error_message()
+    if status == _raw.E_STATE and "not released" in msg:
+        held = ("numpy views of earlier frames that are still referenced and frames you retain()"
+                if kept_out else "frames you retain()")
+        hint = ("use depth >= 2 (`img = frame.array` still refers to the previous frame while the "
+                "next is taken)" if depth == 1 else f"use a larger depth than {depth}")
+        raise StateError(f"{what}: {held} hold their buffers and count against depth={depth}, which "
+                         f"leaves no room for the next frame: {hint}, release them or keep copies "
+                         "(frame.array.copy(), frame.copy())")
+    check(status, what)
+
+
+def _next_frames(begin: Callable[[], Tuple[int, int, Callable[[], object]]], end: Callable[[], None],
+                 count: Optional[int], what: str, depth: int) -> Iterator[RetainedFrame]:
     """Capturer.frames(): begin() starts the capture at the first iteration
-    and gives (capturer handle, timeout ms); end() stops it when the loop
-    ends. Yields `count` frames (None: no end), each valid
+    and gives (capturer handle, timeout ms, a check that raises StateError
+    once the capturer is closed); end() stops it when the loop ends. Yields
+    `count` frames (None: no end), each valid
     until the next iteration. One camcore_capturer_next_frame call per
     frame: it gives back a buffer and takes the next frame. With depth >= 2
     the loop alternates two pointers, so a frame's buffer goes back one
@@ -799,7 +829,7 @@ def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], 
     # A function object of its own without argtypes: ctypes' per-argument
     # checks cost a third of the call, and the loop passes exactly the C
     # types (the handle as c_void_p, ms an int32 already checked, a pointer).
-    h, ms = begin()
+    h, ms, recheck = begin()
     nxt = _lib["camcore_capturer_next_frame"]
     nxt.restype = c_int
     hp = c_void_p(h)
@@ -822,7 +852,10 @@ def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], 
             if nslots == 2:
                 i ^= 1
             old = made[i]
-            if old is not None and old._used is not None:
+            if old is not None:
+                # Under the lock: a reader on another thread that found the
+                # frame valid reads the slot under it too, so it is done
+                # before the slot is given back and rewritten.
                 acquire()
                 used, old._used = old._used, None
                 release()
@@ -835,7 +868,7 @@ def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], 
                 made[i] = None   # the call gave slot i's frame back whatever the outcome
                 j = i ^ 1
                 last = made[j] if nslots == 2 else None
-                if status == _raw.E_STATE and last is not None:
+                if status == _raw.E_STATE and last is not None and "not released" in last_error_message():
                     # Views kept from earlier frames hold buffers too, so the two
                     # slots do not fit under the queue depth: give the other
                     # slot's frame (the last one, no longer valid) back now.
@@ -850,15 +883,8 @@ def _next_frames(begin: Callable[[], Tuple[int, int]], end: Callable[[], None], 
                     slots[j] = frame_p()
                     refs[j] = byref(slots[j])
                     status = nxt(hp, ms, refs[i])
-                if status == _raw.E_STATE and kept_out:
-                    raise StateError(
-                        f"{what}: numpy views of earlier frames are still referenced and hold "
-                        f"their buffers, which leaves no room under depth={depth} for the next "
-                        "frame (`img = frame.array` refers to the previous frame while the next "
-                        "is taken): use depth >= 2, drop the views (del img) or keep copies "
-                        "(frame.array.copy())")
                 if status:
-                    check(status, what)
+                    _loop_error(status, what, depth, kept_out, recheck)
             cur = made[i] = _LoopFrame(slots[i])
             n += 1
             yield cur
