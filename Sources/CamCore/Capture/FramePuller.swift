@@ -304,7 +304,7 @@ public final class FramePuller: @unchecked Sendable {
                 }
                 if let got {
                     if kept { return RetainedFrame(pumped: got, owner: got.pool, from: self) }
-                    _ = RetainedFrame(frame: got, owner: got.pool)   // gives the buffer back
+                    got.pool?.release(got.slot)   // the retain taken in the step
                     throw .state("the capture is stopped (or the preview removed); nothing more to pull")
                 }
                 pumped = true   // the loop looks again: an end, a stop, a timeout, or another wait

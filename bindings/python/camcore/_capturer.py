@@ -346,8 +346,6 @@ class Capturer:
         with _live_lock:
             _live.add(self)
         status = _lib.camcore_capturer_start(h, byref(cfg), byref(thunks[0]))
-        if status >= 0:
-            self._runs += 1
         if status < 0:
             err = error_for_status(status, "Capturer.start()", last_error_message())
             with self._lock:
@@ -358,6 +356,7 @@ class Capturer:
                         with _live_lock:
                             _live.discard(self)
             raise err
+        self._runs += 1
 
     def stop(self) -> None:
         """Stops streaming (camcore_capturer_stop). Stopping a stopped capturer is OK.

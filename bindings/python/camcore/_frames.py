@@ -782,15 +782,21 @@ class _LoopFrame(RetainedFrame):
         return self._view(0, True)
 
 
-def _settle_views(used: List[_BufferViews], slot: Any) -> bool:
-    """The loop gives back the buffer in `slot` (a frame_p) whose frame handed
-    out the views `used`: if any is still referenced, they keep the buffer
-    (a copy of the pointer, released when they are collected) and True says
-    the slot's pointer is theirs now."""
-    for v in used:
-        if v.escaped():
-            _keep_escaped(used, _Pixels(frame_p.from_buffer_copy(slot)))
-            return True
+def _settle_slot(frame: _LoopFrame, slot: Any) -> bool:
+    """The loop is about to give back the buffer in `slot` (a frame_p) of
+    `frame`, whose validity ended. Under _views_lock (a reader on another
+    thread that found the frame valid reads the slot under it, so it is done
+    first), takes the views the frame handed out; if any is still
+    referenced, they keep the buffer (a copy of the pointer, released when
+    they are collected) and True says the slot's pointer is theirs now."""
+    _views_acquire()
+    used, frame._used = frame._used, None
+    _views_release()
+    if used:
+        for v in used:
+            if v.escaped():
+                _keep_escaped(used, _Pixels(frame_p.from_buffer_copy(slot)))
+                return True
     return False
 
 
@@ -825,7 +831,7 @@ def _next_frames(begin: Callable[[], Tuple[int, int, Callable[[], object]]], end
     still refers to the previous frame's view when the next frame is
     taken, and by the time its buffer goes back `img` is the new view, so
     the cached views are reused, not kept. Views still referenced then
-    keep their buffer (see _settle_views)."""
+    keep their buffer (see _settle_slot)."""
     # A function object of its own without argtypes: ctypes' per-argument
     # checks cost a third of the call, and the loop passes exactly the C
     # types (the handle as c_void_p, ms an int32 already checked, a pointer).
@@ -833,7 +839,6 @@ def _next_frames(begin: Callable[[], Tuple[int, int, Callable[[], object]]], end
     nxt = _lib["camcore_capturer_next_frame"]
     nxt.restype = c_int
     hp = c_void_p(h)
-    lock, acquire, release = _views_lock, _views_acquire, _views_release
     nslots = 2 if depth >= 2 else 1
     slots = [frame_p() for _ in range(nslots)]
     refs = [byref(x) for x in slots]
@@ -846,23 +851,16 @@ def _next_frames(begin: Callable[[], Tuple[int, int, Callable[[], object]]], end
         while count is None or n < count:
             if cur is not None:
                 # Its validity ends (a view handed out meanwhile is in _used:
-                # the hand-out holds the lock, the settle below takes it).
+                # the hand-out holds the lock, _settle_slot takes it).
                 cur._ptr = None
                 cur = None
             if nslots == 2:
                 i ^= 1
             old = made[i]
-            if old is not None:
-                # Under the lock: a reader on another thread that found the
-                # frame valid reads the slot under it too, so it is done
-                # before the slot is given back and rewritten.
-                acquire()
-                used, old._used = old._used, None
-                release()
-                if used and _settle_views(used, slots[i]):
-                    kept_out = True
-                    slots[i] = frame_p()
-                    refs[i] = byref(slots[i])
+            if old is not None and _settle_slot(old, slots[i]):
+                kept_out = True
+                slots[i] = frame_p()
+                refs[i] = byref(slots[i])
             status = nxt(hp, ms, refs[i])
             if status:
                 made[i] = None   # the call gave slot i's frame back whatever the outcome
@@ -873,10 +871,7 @@ def _next_frames(begin: Callable[[], Tuple[int, int, Callable[[], object]]], end
                     # slots do not fit under the queue depth: give the other
                     # slot's frame (the last one, no longer valid) back now.
                     made[j] = None
-                    acquire()
-                    kept, last._used = last._used, None
-                    release()
-                    if kept and _settle_views(kept, slots[j]):
+                    if _settle_slot(last, slots[j]):
                         kept_out = True
                     else:
                         _lib.camcore_frame_release(slots[j])
@@ -894,11 +889,8 @@ def _next_frames(begin: Callable[[], Tuple[int, int, Callable[[], object]]], end
                 cur._ptr = None
             for k in range(nslots):
                 old = made[k]
-                if old is not None and old._used is not None:
-                    with lock:
-                        used, old._used = old._used, None
-                    if used and _settle_views(used, slots[k]):
-                        continue
+                if old is not None and _settle_slot(old, slots[k]):
+                    continue
                 if slots[k]:
                     _lib.camcore_frame_release(slots[k])
         finally:
