@@ -288,11 +288,19 @@ public final class FramePuller: @unchecked Sendable {
                 // The frame's buffer is retained during the step (else it
                 // goes back to the driver); the object is made once the
                 // frame counts as held.
+                //
+                // Lifetime rule: a frame's pool (`Frame.poolRef`, not a
+                // strong reference) is alive only while its frame path
+                // runs. Once this reader sets `pumper = .none`, `stop` may
+                // go on and free the driver's buffers, so the strong hold
+                // on the pool (`owner`) is taken inside the step, and
+                // after it only `owner` is touched, never `got.pool`.
                 var got: Frame?
+                var owner: BufferPool?
                 let wait: Int32 = timeoutMs < 0 ? -1
                     : timeoutMs == 0 ? 0 : Int32(clamping: (end &- min(end, monotonicNs()) + 999_999) / 1_000_000)
                 _ = step(wait) { f in
-                    if got == nil, f.isRetainable { f.pool?.retain(f.slot); got = f }
+                    if got == nil, let pool = f.pool { pool.retain(f.slot); owner = pool; got = f }
                 }
                 let kept: Bool = locked {
                     pumper = .none
@@ -302,9 +310,9 @@ public final class FramePuller: @unchecked Sendable {
                     held += 1
                     return true
                 }
-                if let got {
-                    if kept { return RetainedFrame(pumped: got, owner: got.pool, from: self) }
-                    got.pool?.release(got.slot)   // the retain taken in the step
+                if let got, let owner {
+                    if kept { return RetainedFrame(pumped: got, owner: owner, from: self) }
+                    owner.release(got.slot)   // the retain taken in the step
                     throw .state("the capture is stopped (or the preview removed); nothing more to pull")
                 }
                 pumped = true   // the loop looks again: an end, a stop, a timeout, or another wait
