@@ -45,7 +45,24 @@
  * Strings the library returns are UTF-8 and live as long as the object
  * that holds them. Caller-filled structs start with `uint32_t struct_size`;
  * fill them with their `_init()` helper, then change what you need. They
- * are copied at the call.
+ * are copied at the call, field by field up to struct_size: a struct_size
+ * of an older version of the struct keeps the defaults past its end; one
+ * that ends inside a field is refused (CAMCORE_E_INVALID_ARG).
+ *
+ * Environment: camcore reads these variables. An empty value is the same
+ * as an unset one; any value not listed is refused with
+ * CAMCORE_E_INVALID_ARG, naming the variable and the value, by the call
+ * that reads it (camcore_manager_new() checks all of them; capture starts
+ * read CAMCORE_CAPTURE_DMABUF again). Words match in any case, with no
+ * surrounding spaces.
+ * - CAMCORE_BACKEND: auto, v4l2, pipewire, both (camcore_manager_config.backend).
+ * - CAMCORE_PORTAL: auto, never, always (camcore_manager_config.portal).
+ * - CAMCORE_SYNTHETIC_CAMERA: 0, 1, 2 (synthetic cameras), or a flag word
+ *   below (on = 1).
+ * - CAMCORE_CAPTURE_DMABUF, CAMCORE_LIBV4L2, CAMCORE_PIPEWIRE_DEBUG
+ *   (flags): 1, true, yes, on, or 0, false, no, off.
+ * - CAMCORE_PIPEWIRE_LIBRARY, CAMCORE_DBUS_LIBRARY: a library file to load
+ *   instead of libpipewire-0.3.so.0 / libdbus-1.so.3, taken as it is.
  *
  * Errors: every status is an `int`; 0 is CAMCORE_OK, failures are the
  * negative, stable CAMCORE_E_* codes. camcore_strerror() names a code;
@@ -319,8 +336,9 @@ typedef struct camcore_manager_config {
      * 1 lists the built-in synthetic camera (S4), id "synthetic:0", after
      * the real ones; 2 lists two, a front "synthetic:0" and a back
      * "synthetic:1" (to try flipping without hardware). The environment
-     * variable CAMCORE_SYNTHETIC_CAMERA=1 (or =2) has the same effect.
-     * Default 0.
+     * variable CAMCORE_SYNTHETIC_CAMERA=1 (or =2) has the same effect (the
+     * larger of the two counts). Default 0; other values are refused with
+     * CAMCORE_E_INVALID_ARG.
      */
     int32_t include_synthetic;
     /**
@@ -335,7 +353,9 @@ typedef struct camcore_manager_config {
     /**
      * A PipeWire remote fd the app already holds (e.g. from the camera
      * portal's OpenPipeWireRemote), used instead of the default socket;
-     * -1 (the default) for none. Duplicated: the app keeps its fd.
+     * -1 (the default) for none. Duplicated: the app keeps its fd. An fd
+     * that is not open, or not a socket, is refused by
+     * camcore_manager_new() with CAMCORE_E_INVALID_ARG.
      */
     int32_t pipewire_fd;
     /**
@@ -397,7 +417,10 @@ void camcore_manager_config_init(camcore_manager_config *config);
  * \param out    receives the manager, or NULL on failure. Free with
  *               camcore_manager_free().
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (out NULL, struct_size too
- *          small), CAMCORE_E_NO_MEMORY.
+ *          small or inside a field, a field out of range, pipewire_fd not
+ *          an open socket, or a CAMCORE_* environment variable with a value
+ *          camcore does not take: see "Environment" above; the message
+ *          names the variable and its value), CAMCORE_E_NO_MEMORY.
  * \threadsafety Safe from any thread.
  * \since 0.1
  */
@@ -1211,9 +1234,10 @@ typedef struct camcore_capture_config {
      * V4L2 devices and native output only: with a converting output_fourcc,
      * or on the synthetic or a PipeWire camera, starting fails with
      * CAMCORE_E_NOT_SUPPORTED; so does a driver without VIDIOC_EXPBUF. The
-     * environment variable CAMCORE_CAPTURE_DMABUF=1 turns it on too.
-     * Default 0. Added in 0.1 after output_fourcc: a struct_size that ends
-     * before it means 0.
+     * environment variable CAMCORE_CAPTURE_DMABUF=1 (or true, yes, on) turns
+     * it on too for capturers, and the refusal then names the variable.
+     * Sessions refuse 1 (camcore_session_start()). Default 0. Added in 0.1
+     * after output_fourcc: a struct_size that ends before it means 0.
      */
     int32_t dmabuf;
     /**
@@ -1320,6 +1344,18 @@ int camcore_capturer_open(camcore_manager *manager, const char *device_id,
  * Stops (if streaming) and closes a capturer. When it returns, no
  * callback runs again and the device's file descriptor is closed.
  * Retained frames stay valid until released.
+ *
+ * A waiter on the frame fd (camcore_capturer_get_frame_fd()) in another
+ * thread learns of the close: the fd turns readable, and a pull reader
+ * blocked in camcore_capturer_acquire_frame() returns CAMCORE_E_STATE
+ * ("closed"). When the frame fd was handed out, the fd stays open and
+ * readable, and the handle known as closed, until the next call on the
+ * handle: that call returns CAMCORE_E_STATE ("closed"), and then the fd is
+ * closed and the handle forgotten (later calls: CAMCORE_E_INVALID_ARG).
+ * So an epoll or asyncio loop, which forgets an fd the moment it is
+ * closed, still wakes. A second camcore_capturer_close() or
+ * camcore_manager_free() also ends it, and at most 16 such closed handles
+ * are kept (the oldest is forgotten first).
  *
  * \param capturer the capturer; NULL is ignored. Called from inside the
  *                 capturer's own callback it does nothing (the capturer
@@ -1437,10 +1473,14 @@ int camcore_capturer_next_frame(camcore_capturer *capturer, int32_t timeout_ms, 
 
 /**
  * An eventfd that is readable exactly while a frame is queued for
- * camcore_capturer_acquire_frame() (and once streaming ended on its own),
- * so an app can wait for frames in its own poll/epoll/event loop. Owned by
- * camcore: do not read, write or close it; it stays valid until the
- * capturer is started again or closed.
+ * camcore_capturer_acquire_frame(), so an app can wait for frames in its
+ * own poll/epoll/event loop. Owned by camcore: do not read, write or close
+ * it. At camcore_capturer_stop(), at camcore_capturer_close() and when
+ * streaming ends on its own it turns readable and stays so; acquire then
+ * returns CAMCORE_E_STATE ("stopped" or "closed") or the error that ended
+ * streaming. It stays valid until the capturer is started again, or, after
+ * camcore_capturer_close(), until the next call on the handle (see there):
+ * a waiter in another thread always wakes to learn of the close.
  *
  * \param capturer a capturer started with camcore_capturer_start_pull().
  * \param fd       receives the fd.
@@ -1939,11 +1979,16 @@ typedef void (*camcore_completion_fn)(void *user_data, int status);
  * it clears a camcore_session_stop(). The output format stays the preference's.
  *
  * \param session the session.
- * \param config     fourcc, size, fps and buffer count (output_fourcc is ignored).
+ * \param config     fourcc, size, fps and buffer count (output_fourcc and
+ *                   the output size are ignored). dmabuf must be 0: a
+ *                   session's frames (previews, the transmission sink, the
+ *                   capture hook) carry no DMA-BUF fd (S37 is for
+ *                   capturers), and CAMCORE_CAPTURE_DMABUF does not apply.
  * \param completion called once with the status (NULL: none); not called when
  *                   the call itself fails.
  * \param user_data passed to completion.
- * \returns CAMCORE_OK (queued) or CAMCORE_E_INVALID_ARG (bad handle or struct,
+ * \returns CAMCORE_OK (queued), CAMCORE_E_NOT_SUPPORTED (dmabuf 1) or
+ *          CAMCORE_E_INVALID_ARG (bad handle or struct,
  *          or a config no camera takes, checked at the call as
  *          camcore_capturer_start() does: size outside 1...65536, fps with
  *          one zero part, buffer_count outside 2...32).

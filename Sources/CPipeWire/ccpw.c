@@ -96,6 +96,13 @@ static void load(void)
     load_status = 0;
 }
 
+static volatile int g_debug;
+
+void ccpw_set_debug(int on)
+{
+    g_debug = on;
+}
+
 int ccpw_load(char *err, size_t errlen)
 {
     pthread_once(&load_once, load);
@@ -881,7 +888,7 @@ static void on_add_buffer(void *data, struct pw_buffer *buf)
     s->slots[slot].buf = buf;
     s->slots[slot].data_type = d->type;
     buf->user_data = (void *)(intptr_t)(slot + 1);
-    if (getenv("CAMCORE_PIPEWIRE_DEBUG"))
+    if (g_debug)
         fprintf(stderr, "camcore: PipeWire buffer %d: %s, %u bytes\n", slot,
                 d->type == SPA_DATA_MemPtr ? "MemPtr" : d->type == SPA_DATA_MemFd ? "MemFd"
                 : d->type == SPA_DATA_DmaBuf ? "DmaBuf" : "other", d->maxsize);

@@ -267,3 +267,84 @@ def test_S36_loop_refusals_say_what_happened(cap):
         for i, f in enumerate(cap.frames(6, fps=60, **SMALL)):
             if i == 1:
                 cap.close()
+
+
+# -- issue 29: closed while waiting, break-and-restart, one timeout rule --
+
+def _close_while_aframes_waits(cap, timeout):
+    """A task waits in aframes() (1 fps: the next frame is up to 1 s away);
+    the capturer is closed 0.2 s after the first frame. Returns (what the
+    task raised, seconds from the close to the task's end)."""
+    async def main():
+        loop = asyncio.get_running_loop()
+        closed_at = []
+
+        def close_it():
+            closed_at.append(time.monotonic())
+            cap.close()
+
+        async def reader():
+            async for f in cap.aframes(None, fps=1, timeout=timeout, **SMALL):
+                if not closed_at:
+                    loop.call_later(0.2, close_it)
+        task = loop.create_task(reader())
+        try:
+            await asyncio.wait_for(task, 8)
+        except BaseException as e:   # noqa: B902 - the outcome is what we check
+            return e, time.monotonic() - closed_at[0] if closed_at else None
+        return None, None
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_S36_aframes_learns_of_a_close_at_once(cap, timeout):
+    err, after = _close_while_aframes_waits(cap, timeout)
+    # Before: timeout=None still waited after 8 s; timeout=5 ended in a timeout.
+    assert isinstance(err, camcore.StateError), (type(err), err)
+    assert "closed" in str(err), err
+    assert after is not None and after < 1.0, after
+
+
+def test_S36_break_then_a_new_aframes_at_once_takes_over(cap):
+    async def main():
+        firsts = []
+        for _ in range(3):
+            async for f in cap.aframes(None, fps=60, **SMALL):
+                firsts.append((f.width, f.sequence))
+                break                                  # the generator closes later
+        n = 0
+        async for f in cap.aframes(5, fps=60, **SMALL):
+            n += 1
+        return firsts, n
+    firsts, n = asyncio.run(main())
+    # Before: the second aframes() raised StateError "already started".
+    assert [w for w, _ in firsts] == [160, 160, 160], firsts
+    assert n == 5
+    assert not cap.streaming
+
+
+def test_S36_break_then_a_new_frames_takes_over_a_kept_generator(cap):
+    it = cap.frames(None, fps=60, **SMALL)
+    first = next(it)                                   # kept, not closed
+    assert first.width == 160
+    seqs = [f.sequence for f in cap.frames(3, fps=60, **SMALL)]
+    assert len(seqs) == 3 and seqs == sorted(seqs), seqs
+    with pytest.raises(camcore.StateError):
+        next(it)                                       # the old loop ends when resumed
+    assert not cap.streaming
+
+
+def test_S36_one_timeout_rule_inf_waits_nan_is_refused(cap):
+    got = [f.sequence for f in cap.frames(2, fps=60, timeout=float("inf"), **SMALL)]
+    assert len(got) == 2, got
+    frames = cap.capture(2, fps=60, timeout=float("inf"), **SMALL)
+    assert len(frames) == 2 and frames[0].width == 160
+
+    async def one():
+        async for f in cap.aframes(1, fps=60, timeout=float("inf"), **SMALL):
+            return f.width
+    assert asyncio.run(one()) == 160
+    for bad in (float("nan"), -1, -float("inf"), "1", True):
+        with pytest.raises(camcore.InvalidArgValueError):
+            list(cap.frames(1, fps=60, timeout=bad, **SMALL))
+    assert [f.width for f in cap.frames(1, fps=60, **SMALL)] == [160]   # still usable

@@ -33,6 +33,10 @@ extern "C" {
  * by pointing it at a missing one). */
 int ccpw_load(char *err, size_t errlen);
 
+/* Turns the buffer log on stderr on or off (CAMCORE_PIPEWIRE_DEBUG, read
+ * by camcore's environment parser, not here). */
+void ccpw_set_debug(int on);
+
 /* One camera node of the registry (media.class Video/Source, media.role
  * Camera), its properties copied. */
 typedef struct ccpw_node {

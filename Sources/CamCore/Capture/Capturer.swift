@@ -467,6 +467,8 @@ public final class Capturer: @unchecked Sendable {
         if onCaptureThread() { throw .wouldDeadlock("close() called from this capturer's own callback") }
         try controls.close()  // joins the control-event thread before the fd closes
         operations.withLock { _ in
+            // A reader waiting in acquire (or on the frame fd) learns "closed".
+            puller.withLock { $0 }?.stop(closing: true)
             stopLocked()
             let wasOpen = session.withLock { s in
                 let open = !s.closed

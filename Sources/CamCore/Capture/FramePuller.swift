@@ -50,6 +50,8 @@ public final class FramePuller: @unchecked Sendable {
     private var held = 0
     private var ended: CamError?
     private var stopped = false
+    /// Stopped by the capturer's close (acquire says "closed").
+    private var closing = false
     /// readyFD was handed out: keep the eventfd in step with the queue.
     private var fdWanted = false
     private var pumper = Pumper.none
@@ -114,6 +116,9 @@ public final class FramePuller: @unchecked Sendable {
         return pthread_cond_timedwait(cond, lock, &ts) != ETIMEDOUT
     }
 
+    /// True once `readyFD` was asked for: the app may be waiting on it.
+    public var fdHandedOut: Bool { locked { fdWanted } }
+
     /// The eventfd that is readable while a frame is ready (from now on).
     public var readyFD: Int32 {
         locked {
@@ -177,9 +182,10 @@ public final class FramePuller: @unchecked Sendable {
     /// new pump starts; returns once a reader running the frame path left
     /// it (the caller woke its wait first, or does it right after — the
     /// wait ends within the path's own wait of at most 1 s).
-    func stop() {
+    func stop(closing: Bool = false) {
         let gone: [RetainedFrame] = locked {
             stopped = true
+            if closing { self.closing = true }
             step = nil   // the frame path holds the capturer: let go of it
             let q = queue
             queue.removeAll()
@@ -264,7 +270,7 @@ public final class FramePuller: @unchecked Sendable {
                     return .frame(f)
                 }
                 if let e = ended { throw e }
-                if stopped { throw .state("the capture is stopped (or the preview removed); nothing more to pull") }
+                if stopped { throw stoppedError }
                 if timeoutMs == 0 && (pumped || step == nil || pumper != .none || fdWanted) {
                     throw .timeout("no frame is ready")
                 }
@@ -313,11 +319,17 @@ public final class FramePuller: @unchecked Sendable {
                 if let got, let owner {
                     if kept { return RetainedFrame(pumped: got, owner: owner, from: self) }
                     owner.release(got.slot)   // the retain taken in the step
-                    throw .state("the capture is stopped (or the preview removed); nothing more to pull")
+                    throw locked { stoppedError }
                 }
                 pumped = true   // the loop looks again: an end, a stop, a timeout, or another wait
             }
         }
+    }
+
+    /// Why acquire refuses after `stop` (lock held).
+    private var stoppedError: CamError {
+        closing ? .state("the capturer is closed; nothing more to pull")
+                : .state("the capture is stopped (or the preview removed); nothing more to pull")
     }
 
     /// A pulled frame was released (RetainedFrame's deinit).

@@ -15,10 +15,10 @@ public enum BackendChoice: String, Sendable, CaseIterable {
     /// once, as the V4L2 device.
     case both
 
-    /// The choice in CAMCORE_BACKEND, if set to one of the names.
-    static var fromEnvironment: BackendChoice? {
-        guard let v = getenv("CAMCORE_BACKEND") else { return nil }
-        return BackendChoice(rawValue: String(cString: v).lowercased())
+    /// The choice in CAMCORE_BACKEND; nil when unset or empty. Errors:
+    /// invalidArgument for any other name (Environment).
+    static func fromEnvironment() throws(CamError) -> BackendChoice? {
+        try Environment.choice(Environment.backend, BackendChoice.self)
     }
 
     /// True inside a Flatpak or Snap sandbox.
@@ -49,6 +49,7 @@ public struct ManagerConfig: Sendable {
     /// CAMCORE_SYNTHETIC_CAMERA=1 (or =2) also turns them on.
     public var syntheticCount: Int
     public init(includeSynthetic: Bool = false) { syntheticCount = includeSynthetic ? 1 : 0 }
+    /// `syntheticCount` outside 0...2 is clamped (the C ABI refuses it first).
     public init(syntheticCount: Int) { self.syntheticCount = max(0, min(syntheticCount, 2)) }
     public var includeSynthetic: Bool { syntheticCount > 0 }
 }
@@ -78,22 +79,32 @@ public final class Manager: @unchecked Sendable {
         V4L2Capture.warmUp()
     }
 
-    public init(config: ManagerConfig = ManagerConfig()) {
+    /// Errors: invalidArgument when a CAMCORE_* variable has a value
+    /// camcore does not take (Environment: every variable is checked
+    /// here), or `pipeWireFD` is not an open socket.
+    public init(config: ManagerConfig = ManagerConfig()) throws(CamError) {
+        try Environment.validate()
+        if config.pipeWireFD >= 0 {
+            var st = stat()
+            guard fstat(config.pipeWireFD, &st) == 0 else {
+                throw .invalidArgument("pipewire_fd \(config.pipeWireFD) is not an open file descriptor")
+            }
+            guard st.st_mode & S_IFMT == S_IFSOCK else {
+                throw .invalidArgument("pipewire_fd \(config.pipeWireFD) is not a socket (a PipeWire remote fd is a "
+                    + "connected Unix socket, e.g. from the camera portal's OpenPipeWireRemote)")
+            }
+        }
         self.config = config
         Manager.warmUp()
-        var env = 0
-        if let v = getenv("CAMCORE_SYNTHETIC_CAMERA") {
-            let s = String(cString: v)
-            env = s == "2" ? 2 : (s.isEmpty || s == "0" || s == "false" || s == "no") ? 0 : 1
-        }
+        let env = try Environment.syntheticCount() ?? 0
         let count = max(config.syntheticCount, env)
-        let choice = (config.backend == .auto ? BackendChoice.fromEnvironment ?? .auto : config.backend).resolved
+        let choice = (config.backend == .auto ? try BackendChoice.fromEnvironment() ?? .auto : config.backend).resolved
         backend = choice
         var sources: [CameraSource] = []
         var portal: CameraPortal?
         if choice == .v4l2 || choice == .both { sources.append(V4L2Source()) }
         if choice == .pipewire || choice == .both {
-            let via = config.portal == .auto ? PortalChoice.fromEnvironment ?? .auto : config.portal
+            let via = config.portal == .auto ? try PortalChoice.fromEnvironment() ?? .auto : config.portal
             if config.pipeWireFD >= 0 {
                 sources.append(PipeWireSource(remote: .fd(config.pipeWireFD)))
             } else if via == .always || (via == .auto && BackendChoice.inSandbox) {

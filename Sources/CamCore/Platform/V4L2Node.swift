@@ -44,10 +44,9 @@ final class V4L2Node {
     }
 
     /// CAMCORE_LIBV4L2=1: capture nodes go through libv4l2 (read once).
-    static let useLibv4l2: Bool = {
-        guard let v = getenv("CAMCORE_LIBV4L2") else { return false }
-        return String(cString: v) == "1"
-    }()
+    /// (Environment's flag spellings; a value it does not take was refused
+    /// by camcore_manager_new and reads as off here.)
+    static let useLibv4l2: Bool = (try? Environment.flag(Environment.libv4l2)) ?? false
 
     deinit { close() }
 

@@ -34,6 +34,27 @@ public enum CamError: Error, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// The same error with its message as "`prefix`: message".
+    public func prefixed(_ prefix: String) -> CamError { mapMessage { "\(prefix): \($0)" } }
+
+    /// The same error with its message rewritten.
+    public func mapMessage(_ f: (String) -> String) -> CamError {
+        switch self {
+        case .invalidArgument(let m): return .invalidArgument(f(m))
+        case .noDevice(let m): return .noDevice(f(m))
+        case .busy(let m): return .busy(f(m))
+        case .access(let m): return .access(f(m))
+        case .notSupported(let m): return .notSupported(f(m))
+        case .timeout(let m): return .timeout(f(m))
+        case .io(let m): return .io(f(m))
+        case .state(let m): return .state(f(m))
+        case .customSourceActive(let m): return .customSourceActive(f(m))
+        case .wouldDeadlock(let m): return .wouldDeadlock(f(m))
+        case .noMemory(let m): return .noMemory(f(m))
+        case .internalError(let m): return .internalError(f(m))
+        }
+    }
+
     /// Maps an errno from a device call to the error a user can act on.
     /// `what` names the call and the device, e.g. "VIDIOC_STREAMON on /dev/video0".
     public static func fromErrno(_ code: Int32, _ what: String) -> CamError {

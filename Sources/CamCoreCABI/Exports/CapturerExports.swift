@@ -52,7 +52,14 @@ public func cabi_capturer_close(_ capturer: OpaquePointer?) {
     }
     do {
         try box.capturer.close()
-        _ = Handles.shared.remove(capturer, as: CapturerBox.self)
+        // A frame fd handed out may have a waiter (epoll, asyncio) that
+        // must see it readable before it is closed: keep the handle as
+        // closed until the next call on it (Handles.keepClosed).
+        if box.capturer.pullQueue?.fdHandedOut == true {
+            _ = Handles.shared.keepClosed(capturer)
+        } else {
+            _ = Handles.shared.remove(capturer, as: CapturerBox.self)
+        }
     } catch {
         _ = fail(error)
     }
@@ -87,7 +94,7 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
         }, onStall: onStall.map { f in { stalled, since in f(userData, stalled ? 1 : 0, since) } })
         return 0
     } catch {
-        return fail(error)
+        return fail(namingDmabufEnvironment(error, c, request))
     }
 }
 
@@ -162,7 +169,9 @@ public func cabi_capturer_start_pull(_ capturer: OpaquePointer?, _ config: Unsaf
         guard FramePuller.depths.contains(Int(depth)) else {
             throw .invalidArgument("\(fn): queue_depth \(depth) is out of range (\(FramePuller.depths.lowerBound)...\(FramePuller.depths.upperBound))")
         }
-        try box.capturer.startPull(request, depth: Int(depth))
+        do { try box.capturer.startPull(request, depth: Int(depth)) } catch {
+            throw namingDmabufEnvironment(error, c, request)
+        }
         return 0
     } catch {
         return fail(error)

@@ -23,7 +23,10 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
             var defaults = camcore_manager_config()
             cabi_manager_config_init(&defaults)
             let v = try Versioned.managerConfig.read(config, over: defaults, "camcore_manager_new", "config")
-            c.syntheticCount = Int(max(0, min(v.include_synthetic, 2)))
+            guard (0...2).contains(v.include_synthetic) else {
+                return invalid("camcore_manager_new: include_synthetic \(v.include_synthetic) is not 0, 1 or 2 (synthetic cameras)")
+            }
+            c.syntheticCount = Int(v.include_synthetic)
             let backends = BackendChoice.allCases  // declared in camcore_backend's order
             guard (0..<Int32(backends.count)).contains(v.backend) else {
                 return invalid("camcore_manager_new: backend \(v.backend) is not a camcore_backend value")
@@ -39,7 +42,11 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
             return fail(error)
         }
     }
-    out.pointee = Handles.shared.add(ManagerBox(Manager(config: c)))
+    do {
+        out.pointee = Handles.shared.add(ManagerBox(try Manager(config: c)))
+    } catch {
+        return fail(error.prefixed("camcore_manager_new"))
+    }
     // The frame boxes' first chunk, zeroed now rather than at the first frame.
     _ = FrameBoxes.borrowed
     return 0
@@ -62,7 +69,8 @@ public func cabi_manager_free(_ manager: OpaquePointer?) {
         _ = fail(.wouldDeadlock("\(fn) called from a callback of the manager or of a capturer or session made from it; free it after the callback returns"))
         return
     }
-    guard let (m, children) = Handles.shared.removeRetiringChildren(manager, as: ManagerBox.self) else { return }
+    guard let (m, children, forgotten) = Handles.shared.removeRetiringChildren(manager, as: ManagerBox.self) else { return }
+    _ = forgotten   // closed capturers kept for a waiter: released (their frame fd closed) here
     _ = m.setHotplug(nil)  // waits for a running hot-plug callback
     for child in children {
         switch child {

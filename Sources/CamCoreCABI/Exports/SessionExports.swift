@@ -51,6 +51,13 @@ private func request(_ c: UnsafePointer<camcore_capture_config>?, _ fn: String) 
     var v = camcore_capture_config()
     cabi_capture_config_init(&v)
     v = try Versioned.captureConfig.read(c, over: v, fn, "config")
+    // S37 is for capturers: a session's frames (previews, sink, hook) are
+    // in the driver's buffers or camcore's own, never handed out as
+    // DMA-BUF, so asking for it is refused rather than ignored.
+    if v.dmabuf != 0 {
+        throw .notSupported("\(fn): dmabuf is for capturers (camcore_capturer_start, camcore_capturer_start_pull); "
+            + "a session's frames carry no DMA-BUF fd")
+    }
     return try captureRequest(v, fn, output: false)
 }
 

@@ -36,14 +36,29 @@ func captureRequest(_ v: camcore_capture_config, _ fn: String, output: Bool = tr
     if !keepsDriverRate && (v.fps.numerator == 0 || v.fps.denominator == 0) {
         throw .invalidArgument("\(fn): fps \(v.fps.numerator)/\(v.fps.denominator) is not a rate (0/0 keeps the driver's rate)")
     }
-    // S37: the config field, or CAMCORE_CAPTURE_DMABUF=1 in the environment.
-    let env = getenv("CAMCORE_CAPTURE_DMABUF").map { String(cString: $0) } ?? ""
+    // S37: the config field, or CAMCORE_CAPTURE_DMABUF on (Environment's
+    // flag spellings; any other value is refused here).
+    let env = output && v.dmabuf == 0 ? try dmabufFromEnvironment(fn) : false
     let r = CaptureRequest(fourcc: FourCC(rawValue: v.fourcc), width: Int(v.width), height: Int(v.height),
                            frameRate: keepsDriverRate ? nil : FrameRate(v.fps.numerator, v.fps.denominator),
                            bufferCount: Int(v.buffer_count),
                            output: !output || v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc),
-                           dmabuf: output && (v.dmabuf != 0 || (!env.isEmpty && env != "0")),
+                           dmabuf: output && (v.dmabuf != 0 || env),
                            outputWidth: output ? Int(v.output_width) : 0, outputHeight: output ? Int(v.output_height) : 0)
     do { try r.validate() } catch { throw .invalidArgument("\(fn): \(error.message)") }
     return r
+}
+
+/// CAMCORE_CAPTURE_DMABUF as a flag (off when unset). Errors:
+/// invalidArgument naming `fn`, the variable and its value.
+func dmabufFromEnvironment(_ fn: String) throws(CamError) -> Bool {
+    do { return try Environment.flag(Environment.captureDmabuf) ?? false } catch { throw error.prefixed(fn) }
+}
+
+/// A start's error, saying that DMA-BUF was asked by the environment
+/// (not by the config) when that is why the start was refused.
+func namingDmabufEnvironment(_ error: CamError, _ v: camcore_capture_config, _ request: CaptureRequest) -> CamError {
+    guard case .notSupported = error, request.dmabuf, v.dmabuf == 0 else { return error }
+    let value = getenv(Environment.captureDmabuf).map { String(cString: $0) } ?? ""
+    return error.mapMessage { "\($0) (DMA-BUF export was asked by the environment: \(Environment.captureDmabuf)=\(value); unset it or set it to 0)" }
 }

@@ -14,6 +14,14 @@ import Synchronization
 /// that manager; camcore_manager_free retires them: a retired handle is
 /// still known, accepts only its own free/close, and every other call
 /// returns CAMCORE_E_STATE (`lookup`).
+///
+/// A capturer closed while the app may wait on its frame fd is kept as
+/// *closed* (`keepClosed`): its object, and so the fd, stays alive and
+/// readable until the first call on the handle, which returns
+/// CAMCORE_E_STATE "closed" and forgets it (so does a second close, and
+/// the manager's free). This is what lets an epoll or asyncio waiter learn
+/// of the close (an epoll set forgets an fd the moment it is closed). At
+/// most `closedKept` such handles are kept; the oldest is forgotten then.
 final class Handles: @unchecked Sendable {
     static let shared = Handles()
 
@@ -23,6 +31,8 @@ final class Handles: @unchecked Sendable {
         let parent: UInt
         /// Closed by its manager's free: only free/close are accepted.
         var retired = false
+        /// Closed by the app, kept for a waiter (`keepClosed`).
+        var closed = false
     }
     /// Handle key -> entry. The objects boxed are camcore's own
     /// thread-safe classes (Manager, Capturer, sessions, boxes).
@@ -31,8 +41,13 @@ final class Handles: @unchecked Sendable {
         /// The next key's counter; keys are next << 4 (aligned-looking,
         /// never 0, 2^60 of them before a repeat).
         var next: UInt = 1
+        /// Keys of the handles kept as closed, oldest first.
+        var closedKeys: [UInt] = []
     }
     private let live = Mutex(Live())
+    static let closedKept = 16
+    /// What `lookup` found behind a handle.
+    private enum Found { case live(AnyObject), retired, closed(AnyObject), unknown }
 
     private static func key(_ h: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(h))) }
 
@@ -50,7 +65,7 @@ final class Handles: @unchecked Sendable {
     func get<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) -> T? {
         guard let handle else { return nil }
         return live.withLock { d -> T? in
-            guard let e = d.map[Handles.key(handle)], !e.retired else { return nil }
+            guard let e = d.map[Handles.key(handle)], !e.retired, !e.closed else { return nil }
             return e.object as? T
         }
     }
@@ -60,17 +75,45 @@ final class Handles: @unchecked Sendable {
     /// handle, CAMCORE_E_STATE for one its manager's free closed.
     /// `LastError.status` is then the status to return.
     func lookup<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type, _ fn: String, _ noun: String) -> T? {
-        let found: (T?, Bool) = live.withLock { d in
-            guard let handle, let e = d.map[Handles.key(handle)], let o = e.object as? T else { return (nil, false) }
-            return e.retired ? (nil, true) : (o, false)
+        let found: Found = live.withLock { d in
+            guard let handle, let e = d.map[Handles.key(handle)], let o = e.object as? T else { return .unknown }
+            if e.closed {
+                // The waiter learns of the close; the handle is forgotten
+                // (its object released below, outside the lock).
+                let key = Handles.key(handle)
+                d.map.removeValue(forKey: key)
+                d.closedKeys.removeAll { $0 == key }
+                return .closed(o)
+            }
+            return e.retired ? .retired : .live(o)
         }
-        if let o = found.0 { return o }
-        if found.1 {
+        switch found {
+        case .live(let o):
+            return o as? T
+        case .retired:
             _ = fail(.state("\(fn): the \(noun) was closed by camcore_manager_free; only its own free/close is accepted"))
-        } else {
+        case .closed:
+            _ = fail(.state("\(fn): the \(noun) is closed (camcore_\(noun)_close); this handle is now forgotten"))
+        case .unknown:
             _ = invalid("\(fn): \(noun) is NULL or not a live \(noun)")
         }
         return nil
+    }
+
+    /// Keeps the live `handle` known as closed (see the type's doc) instead
+    /// of forgetting it; returns the object of the oldest closed handle
+    /// forgotten to make room (to be released by the caller, outside this
+    /// lock), if any.
+    func keepClosed(_ handle: OpaquePointer?) -> AnyObject? {
+        guard let handle else { return nil }
+        let key = Handles.key(handle)
+        return live.withLock { d -> AnyObject? in
+            guard d.map[key] != nil, d.map[key]?.closed == false else { return nil }
+            d.map[key]?.closed = true
+            d.closedKeys.append(key)
+            guard d.closedKeys.count > Handles.closedKept else { return nil }
+            return d.map.removeValue(forKey: d.closedKeys.removeFirst())?.object
+        }
     }
 
     /// Forgets `handle`, live or retired; returns its object (the last
@@ -80,6 +123,7 @@ final class Handles: @unchecked Sendable {
         let key = Handles.key(handle)
         return live.withLock { d -> T? in
             guard d.map[key]?.object is T else { return nil }
+            if d.map[key]?.closed == true { d.closedKeys.removeAll { $0 == key } }
             return d.map.removeValue(forKey: key)?.object as? T
         }
     }
@@ -88,25 +132,33 @@ final class Handles: @unchecked Sendable {
     /// without changing anything (for the would-deadlock check).
     func children(of handle: OpaquePointer) -> [AnyObject] {
         let key = Handles.key(handle)
-        return live.withLock { d in d.map.values.filter { $0.parent == key && !$0.retired }.map(\.object) }
+        return live.withLock { d in d.map.values.filter { $0.parent == key && !$0.retired && !$0.closed }.map(\.object) }
     }
 
     /// Forgets the manager `handle` and retires every handle made from
-    /// it, in one step; returns the manager's object and the children's
-    /// (to be closed by the caller, outside this lock), or nil when
-    /// `handle` was not a live `T`.
-    func removeRetiringChildren<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type) -> (T, [AnyObject])? {
+    /// it, in one step (closed ones are forgotten); returns the manager's
+    /// object, the live children's (to be closed by the caller, outside
+    /// this lock) and the forgotten ones' (to be released there), or nil
+    /// when `handle` was not a live `T`.
+    func removeRetiringChildren<T: AnyObject>(_ handle: OpaquePointer?, as: T.Type)
+        -> (T, children: [AnyObject], forgotten: [AnyObject])? {
         guard let handle else { return nil }
         let key = Handles.key(handle)
-        return live.withLock { d -> (T, [AnyObject])? in
+        return live.withLock { d -> (T, children: [AnyObject], forgotten: [AnyObject])? in
             guard let parent = d.map[key]?.object as? T else { return nil }
             d.map.removeValue(forKey: key)
-            var children: [AnyObject] = []
+            var children: [AnyObject] = [], forgotten: [AnyObject] = []
             for (k, e) in d.map where e.parent == key && !e.retired {
-                d.map[k]?.retired = true
-                children.append(e.object)
+                if e.closed {
+                    d.map.removeValue(forKey: k)
+                    d.closedKeys.removeAll { $0 == k }
+                    forgotten.append(e.object)
+                } else {
+                    d.map[k]?.retired = true
+                    children.append(e.object)
+                }
             }
-            return (parent, children)
+            return (parent, children, forgotten)
         }
     }
 }

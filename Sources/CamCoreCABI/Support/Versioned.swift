@@ -43,21 +43,54 @@ enum Versioned {
         let minimum: UInt32
         /// The helper that fills `T`, named in the refusal; nil when none exists.
         let initializer: StaticString?
+        /// The struct_sizes below the full size that end between two fields
+        /// (where an older version of `T` ended, with or without its tail
+        /// padding); a size that ends inside a field is refused (S31).
+        let boundaries: Set<UInt32>
 
         /// A struct that never grew: only its full size.
         init(initializer: StaticString? = nil) {
             minimum = UInt32(MemoryLayout<T>.size)
             self.initializer = initializer
+            boundaries = []
         }
 
         /// A struct that grew: from the offset of its first appended field.
         init(grewAt firstAppended: PartialKeyPath<T>, initializer: StaticString? = nil) {
             minimum = UInt32(MemoryLayout<T>.offset(of: firstAppended)!)
             self.initializer = initializer
+            boundaries = Layout.fieldBoundaries()
+        }
+
+        /// Where `T`'s fields end, from its reflection in declaration order
+        /// with C's layout rules, each end also rounded up to `T`'s
+        /// alignment. Checked against `T`'s own size: if reflection does not
+        /// add up (it should), every size is taken as a boundary.
+        private static func fieldBoundaries() -> Set<UInt32> {
+            let blank = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<T>.size, alignment: MemoryLayout<T>.alignment)
+            defer { blank.deallocate() }
+            memset(blank, 0, MemoryLayout<T>.size)
+            let value = blank.load(as: T.self)   // C structs: all-zero is a valid value
+            func layout<V>(_ v: V) -> (size: Int, alignment: Int) { (MemoryLayout<V>.size, MemoryLayout<V>.alignment) }
+            let align = MemoryLayout<T>.alignment
+            var ends: Set<UInt32> = []
+            var offset = 0
+            for child in Mirror(reflecting: value).children {
+                let (size, a) = layout(child.value)
+                offset = (offset + a - 1) / a * a + size
+                ends.insert(UInt32(offset))
+                ends.insert(UInt32((offset + align - 1) / align * align))
+            }
+            guard (offset + align - 1) / align * align == MemoryLayout<T>.size else {
+                return Set(0...UInt32(MemoryLayout<T>.size))
+            }
+            return ends
         }
 
         /// Whether a struct_size is accepted.
-        func accepts(_ size: UInt32) -> Bool { size >= minimum }
+        func accepts(_ size: UInt32) -> Bool {
+            size >= minimum && (size >= UInt32(MemoryLayout<T>.size) || boundaries.contains(size))
+        }
 
         /// The caller's struct (argument `name` of `fn`) copied over
         /// `defaults` up to its struct_size: a shorter, older struct keeps
@@ -67,6 +100,10 @@ enum Versioned {
             let size = UnsafeRawPointer(p).load(as: UInt32.self)
             guard accepts(size) else {
                 let hint = initializer.map { "; call \($0)()" } ?? ""
+                if size >= minimum {
+                    throw .invalidArgument("\(fn): \(name)->struct_size \(size) ends inside a field of \(T.self) "
+                        + "(sizeof is \(MemoryLayout<T>.size))\(hint)")
+                }
                 throw .invalidArgument("\(fn): \(name)->struct_size \(size) is too small\(hint)")
             }
             var value = defaults
@@ -81,7 +118,10 @@ enum Versioned {
         /// invalidArgument when it is below the minimum.
         func outSize(_ out: UnsafeMutablePointer<T>, _ fn: String) throws(CamError) -> UInt32 {
             let size = UnsafeRawPointer(out).load(as: UInt32.self)
-            guard accepts(size) else { throw .invalidArgument("\(fn): out->struct_size must be sizeof(\(T.self))") }
+            guard accepts(size) else {
+                throw .invalidArgument("\(fn): out->struct_size \(size) must be sizeof(\(T.self)) (\(MemoryLayout<T>.size)), "
+                    + "or that of an older version of it")
+            }
             return size
         }
 

@@ -25,7 +25,7 @@ final class StallLog: @unchecked Sendable {
 /// SPEC S22 stalls: frames that stop for longer than max(1 s, 5 intervals)
 /// are told (on_stall, a counter), and so is their return; no restart.
 @Suite(.serialized) struct StallTests {
-    let manager = Manager(config: ManagerConfig(includeSynthetic: true))
+    let manager = try! Manager(config: ManagerConfig(includeSynthetic: true))
 
     @Test func test_S22_threshold_is_one_second_or_five_intervals() {
         #expect(Capturer.stallThresholdNs(nil) == 1_000_000_000)

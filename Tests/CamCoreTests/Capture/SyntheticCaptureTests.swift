@@ -31,10 +31,10 @@ final class Collector: @unchecked Sendable {
 }
 
 @Suite(.serialized) struct SyntheticCaptureTests {
-    let manager = Manager(config: ManagerConfig(includeSynthetic: true))
+    let manager = try! Manager(config: ManagerConfig(includeSynthetic: true))
 
     @Test func test_S4_synthetic_listed_only_when_asked() {
-        let plain = Manager(config: ManagerConfig(includeSynthetic: false))
+        let plain = try! Manager(config: ManagerConfig(includeSynthetic: false))
         if getenv("CAMCORE_SYNTHETIC_CAMERA") == nil {
             #expect(!plain.devices().contains { $0.isSynthetic })
         }

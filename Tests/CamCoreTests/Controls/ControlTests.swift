@@ -190,7 +190,7 @@ import Glibc
     }
 
     @Test func test_S27_synthetic_camera_has_no_controls() throws {
-        let m = Manager(config: ManagerConfig(includeSynthetic: true))
+        let m = try Manager(config: ManagerConfig(includeSynthetic: true))
         let cap = try m.open(deviceID: SyntheticCamera.id)
         #expect(try cap.controls.list().isEmpty)
         #expect(throws: CamError.self) { try cap.controls.value(0x0098_0900) }

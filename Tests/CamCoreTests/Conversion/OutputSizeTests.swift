@@ -239,7 +239,7 @@ struct OutputSizeTests {
     }
 
     @Test func test_S38_synthetic_capture_delivers_the_output_size() throws {
-        let m = Manager(config: ManagerConfig(includeSynthetic: true))
+        let m = try Manager(config: ManagerConfig(includeSynthetic: true))
         let dev = try #require(m.devices().first { $0.isSynthetic })
         let cap = try m.open(deviceID: dev.id)
         defer { try? cap.close() }

@@ -9,7 +9,7 @@ import Glibc
 /// What a session tells the app about the camera it runs: S6's "says that
 /// it adjusted" (state and the selected event) and stalls (S22, S24).
 @Suite(.serialized) struct SessionReportsTests {
-    let manager = Manager(config: ManagerConfig(syntheticCount: 2))
+    let manager = try! Manager(config: ManagerConfig(syntheticCount: 2))
 
     /// The synthetic camera's sizes step by 2: 641x481 must become 642x482.
     let odd = CapturePreference(width: 641, height: 481, minRate: FrameRate(30), maxRate: FrameRate(60))

@@ -21,7 +21,7 @@ final class Receivers: @unchecked Sendable {
 }
 
 @Suite(.serialized) struct VideoSessionTests {
-    let manager = Manager(config: ManagerConfig(syntheticCount: 2))
+    let manager = try! Manager(config: ManagerConfig(syntheticCount: 2))
     let fast = CapturePreference(width: 64, height: 48, minRate: FrameRate(60), maxRate: FrameRate(120))
 
     func session() throws -> VideoSession {

@@ -81,12 +81,17 @@ def u32(name: str, value: object) -> int:
 
 
 def timeout_ms(timeout: Optional[float]) -> int:
-    """Seconds (None: no limit) as the milliseconds a C timeout takes (-1: no limit)."""
+    """Seconds as the milliseconds a C timeout takes (-1: no limit). One rule for
+    every timeout argument: None or float('inf') waits without limit; a number
+    >= 0 is seconds (0: only what is ready now); anything else (nan, a negative
+    number, a non-number) raises InvalidArgValueError."""
     if timeout is None:
         return -1
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout \
             or timeout < 0:
-        raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, or None")
+        raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, float('inf') or None (no limit)")
+    if timeout == float("inf"):
+        return -1
     ms = int(timeout * 1000)
     # A positive timeout under 1 ms waits 1 ms: it never turns into a poll (0).
     return min(ms if ms or timeout == 0 else 1, I32_MAX)

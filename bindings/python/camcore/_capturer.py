@@ -128,6 +128,7 @@ class Capturer:
         self._thunks: Any = None     # (callbacks struct, ON_FRAME, ON_ERROR) C may call
         self._control_thunk: Any = None
         self._generation = 0         # bumped by each start
+        self._loop_run = 0           # the run a frames()/aframes() loop started (0: none)
         self._runs = 0               # captures started (start, start_pull): frames() stops only its own
         self._cb_thread: Optional[int] = None   # the capture thread calling on_frame
         self._callback_exc: Optional[BaseException] = None
@@ -450,7 +451,9 @@ class Capturer:
                    on_error=on_error, buffer_count=buffer_count, output=output,
                    output_size=output_size)
         try:
-            wait = timeout if timeout is not None else self._capture_timeout(n, fourcc, fps)
+            wait: Optional[float] = timeout if timeout is not None else self._capture_timeout(n, fourcc, fps)
+            if wait == float("inf"):
+                wait = None   # no limit (threading's wait takes None, not inf)
             got = done.wait(wait)
         except BaseException:
             self._stop_keeping(frames)
@@ -651,7 +654,14 @@ class Capturer:
         StateError saying so. copy.copy(frame) is frame.retain(). Only the
         capture the loop started is stopped at its end. `output`/`output_size`
         as start_pull() (S8, S38). Raises as start_pull() and acquire(), and
-        StateError when the capturer is closed meanwhile."""
+        StateError when the capturer is closed meanwhile.
+
+        A new frames() or aframes() takes the capturer over from an earlier
+        loop that was left without being closed (after `break`, a generator
+        is closed when it is collected, an async one only later, by the event
+        loop): that capture is stopped and the earlier loop, if resumed, ends
+        with StateError. So breaking out of one loop and starting the next
+        at once just works."""
         run = 0
 
         def begin() -> Tuple[int, int, Callable[[], object]]:
@@ -659,8 +669,7 @@ class Capturer:
             nonlocal run
             count_arg(count)
             ms = timeout_ms(timeout)
-            self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
-            run = self._runs
+            run = self._start_loop(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
             return self._h(), ms, self._h
 
         def end() -> None:
@@ -680,12 +689,17 @@ class Capturer:
                       output_size: Optional[Tuple[int, int]] = None
                       ) -> AsyncIterator[RetainedFrame]:
         """frames() for asyncio: waits on frame_fd() with the running loop's
-        add_reader, so the loop runs other tasks between frames."""
+        add_reader, so the loop runs other tasks between frames. Takes over
+        from an earlier loop left unclosed, as frames() does (so `break` and a
+        new aframes() at once just works). When the capturer is closed while a
+        task waits here, the wait ends at once with StateError ("closed"):
+        the frame fd turns readable at close and stays open until the waiter
+        has looked (camcore_capturer_get_frame_fd)."""
         import asyncio
         count_arg(count)
-        timeout_ms(timeout)
+        wait = None if timeout_ms(timeout) < 0 else timeout
         loop = asyncio.get_running_loop()
-        self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
+        run = self._start_loop(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
         h = self._h()
         fd = self.frame_fd()
         acquire = _lib.camcore_capturer_acquire_frame
@@ -702,7 +716,7 @@ class Capturer:
                     ready = loop.create_future()
                     loop.add_reader(fd, lambda: None if ready.done() else ready.set_result(None))
                     try:
-                        await asyncio.wait_for(ready, timeout)
+                        await asyncio.wait_for(ready, wait)
                     except asyncio.TimeoutError:
                         raise CamcoreTimeoutError(f"Capturer.aframes(): no frame within {timeout} s") from None
                     finally:
@@ -714,8 +728,24 @@ class Capturer:
                 yield prev
         finally:
             _pull_settle(prev, held, False)
-            if not self.closed:
+            # Only the capture this loop started (a later loop may have taken over).
+            if not self.closed and self._runs == run:
                 self.stop()
+
+    def _start_loop(self, fourcc: FormatOrSetting, width: int, height: int, fps: Optional[Rate],
+                    buffer_count: int, output: Optional[FourCC], depth: int, dmabuf: bool,
+                    output_size: Optional[Tuple[int, int]]) -> int:
+        """Starts the pull capture of a frames()/aframes() loop, first stopping
+        the capture of an earlier loop left unclosed; returns the run number
+        that loop's end compares with (it stops only its own capture)."""
+        with self._lock:
+            earlier = self._loop_run
+        if earlier and earlier == self._runs and self.streaming:
+            self.stop()
+        self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
+        with self._lock:
+            self._loop_run = self._runs
+        return self._runs
 
     def __enter__(self) -> "Capturer":
         return self

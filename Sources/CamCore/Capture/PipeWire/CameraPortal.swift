@@ -37,10 +37,10 @@ public enum PortalChoice: String, Sendable, CaseIterable {
     /// Always for the PipeWire backend, also outside a sandbox.
     case always
 
-    /// The choice in CAMCORE_PORTAL, if set to one of the names.
-    static var fromEnvironment: PortalChoice? {
-        guard let v = getenv("CAMCORE_PORTAL") else { return nil }
-        return PortalChoice(rawValue: String(cString: v).lowercased())
+    /// The choice in CAMCORE_PORTAL; nil when unset or empty. Errors:
+    /// invalidArgument for any other name (Environment).
+    static func fromEnvironment() throws(CamError) -> PortalChoice? {
+        try Environment.choice(Environment.portal, PortalChoice.self)
     }
 }
 

@@ -114,6 +114,7 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
             }
             var err = [CChar](repeating: 0, count: 256)
             let me = Unmanaged.passUnretained(self).toOpaque()
+            ccpw_set_debug(((try? Environment.flag(Environment.pipewireDebug)) ?? false) ? 1 : 0)
             let c = ccpw_connect(fd, 5000, { ud, added, node in
                 guard let ud, let node else { return }
                 Unmanaged<PipeWireSource>.fromOpaque(ud).takeUnretainedValue().nodeChanged(added != 0, node.pointee)
