@@ -6,7 +6,8 @@
  *
  * What it asserts:
  *   S36  a capturer closed while another thread waits on its frame fd:
- *        the waiter wakes promptly (epoll and poll both), the fd is
+ *        the waiter wakes promptly (epoll and poll both; and an epoll set
+ *        on the closing thread itself, as asyncio has it), the fd is
  *        still open and readable then, and the first call on the handle
  *        returns CAMCORE_E_STATE "closed"; after it the handle is unknown
  *        (CAMCORE_E_INVALID_ARG) and the fd is closed
@@ -174,6 +175,34 @@ static void close_while_waiting(int use_epoll)
 }
 
 static void test_S36_close_wakes_an_epoll_waiter(void) { close_while_waiting(1); }
+
+/* What an event loop (asyncio) does: the fd is in its epoll set, a handler
+ * on the loop's own thread closes the capturer, then the loop waits. */
+static void test_S36_close_then_epoll_wait_on_the_same_thread(void)
+{
+    camcore_capturer *c = NULL;
+    camcore_capture_config cfg = config_for(YUYV, 160, 120, 1);
+    struct epoll_event ev, got;
+    const camcore_frame *f = NULL;
+    int32_t fd = -1;
+    int ep, n;
+
+    CHECK_STATUS(camcore_capturer_open(g_manager, g_id, &c), CAMCORE_OK, "open");
+    if (!c)
+        return;
+    CHECK_STATUS(camcore_capturer_start_pull(c, &cfg, 2), CAMCORE_OK, "start_pull at 1 fps");
+    CHECK_STATUS(camcore_capturer_get_frame_fd(c, &fd), CAMCORE_OK, "get_frame_fd");
+    ep = epoll_create1(0);
+    memset(&ev, 0, sizeof ev);
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    CHECK(ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0, "epoll_ctl ADD");
+    camcore_capturer_close(c);
+    n = epoll_wait(ep, &got, 1, 3000);
+    CHECK(n == 1 && (got.events & EPOLLIN), "epoll_wait after the close: readable (n %d; 0 = the set forgot the fd)", n);
+    CHECK_STATUS(camcore_capturer_acquire_frame(c, 0, &f), CAMCORE_E_STATE, "acquire after close: 'closed'");
+    close(ep);
+}
 static void test_S36_close_wakes_a_poll_waiter(void) { close_while_waiting(0); }
 
 static void test_S36_closed_handles_kept_for_waiters_are_bounded(void)
@@ -416,6 +445,7 @@ static void teardown(void)
 static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S36_close_wakes_an_epoll_waiter),
     TESTLIB_TEST(test_S36_close_wakes_a_poll_waiter),
+    TESTLIB_TEST(test_S36_close_then_epoll_wait_on_the_same_thread),
     TESTLIB_TEST(test_S36_closed_handles_kept_for_waiters_are_bounded),
     TESTLIB_TEST(test_S37_session_start_refuses_dmabuf),
     TESTLIB_TEST(test_S33_environment_junk_is_refused_by_manager_new),
