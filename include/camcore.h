@@ -487,6 +487,18 @@ typedef enum camcore_position {
  * \since 0.1
  */
 #define CAMCORE_DEVICE_UNAVAILABLE 0x4u
+/**
+ * Not a camera of its own (S40): a capture node of a media pipeline
+ * (V4L2_CAP_IO_MC: MIPI sensors behind Intel IPU3/IPU6, Raspberry Pi,
+ * Rockchip boards; the kernel's vimc), whose format is set through the
+ * media controller. Listed only by camcore_manager_list_devices_with()
+ * with CAMCORE_LIST_HIDDEN, always together with CAMCORE_DEVICE_UNAVAILABLE
+ * and the reason in unavailable_reason; opening it gives
+ * CAMCORE_E_NOT_SUPPORTED. camcore never sets its format nor streams it.
+ *
+ * \since 0.2
+ */
+#define CAMCORE_DEVICE_HIDDEN      0x8u
 
 /** One camera (S2). All strings are owned by the list that holds it. \since 0.1 */
 typedef struct camcore_device_info {
@@ -547,8 +559,9 @@ typedef struct camcore_device_list {
  * Only V4L2 nodes whose device_caps have VIDEO_CAPTURE or
  * VIDEO_CAPTURE_MPLANE and that enumerate at least one pixel format are
  * listed: metadata, output, memory-to-memory, touch, radio, VBI and SDR
- * nodes never are. Each node is opened just long enough for its queries;
- * nothing streams (S3).
+ * nodes never are, nor the capture nodes of a media pipeline (S40,
+ * CAMCORE_DEVICE_HIDDEN). Each node is opened just long enough for its
+ * queries; nothing streams (S3).
  *
  * \param manager the manager.
  * \param out     receives the list (possibly with count 0), or NULL on
@@ -558,6 +571,27 @@ typedef struct camcore_device_list {
  * \since 0.1
  */
 int camcore_manager_list_devices(camcore_manager *manager, camcore_device_list **out);
+
+/** Listing flags of camcore_manager_list_devices_with(). \since 0.2 */
+#define CAMCORE_LIST_HIDDEN 0x1u /**< also the capture nodes that are no cameras (CAMCORE_DEVICE_HIDDEN), after the cameras */
+
+/**
+ * camcore_manager_list_devices(), and with CAMCORE_LIST_HIDDEN also the
+ * capture nodes camcore does not list as cameras, after the cameras, each
+ * flagged CAMCORE_DEVICE_HIDDEN | CAMCORE_DEVICE_UNAVAILABLE with the
+ * reason in unavailable_reason ("part of a media pipeline ...: use the
+ * libcamera backend", S40): for a tool or a support page that must explain
+ * why a camera the system shows is not offered.
+ *
+ * \param manager the manager.
+ * \param flags   0 or CAMCORE_LIST_HIDDEN; other bits are refused
+ *                (CAMCORE_E_INVALID_ARG).
+ * \param out     as camcore_manager_list_devices().
+ * \returns as camcore_manager_list_devices().
+ * \threadsafety Safe from any thread.
+ * \since 0.2
+ */
+int camcore_manager_list_devices_with(camcore_manager *manager, uint32_t flags, camcore_device_list **out);
 
 /**
  * Frees a device list and all its strings.

@@ -393,6 +393,8 @@ struct device {
           device_caps(d.device_caps), type(d.type), position(d.position) {}
     bool synthetic() const noexcept { return (flags & CAMCORE_DEVICE_SYNTHETIC) != 0; }
     bool unavailable() const noexcept { return (flags & CAMCORE_DEVICE_UNAVAILABLE) != 0; }
+    /** Not a camera of its own (S40; listed by devices(true) only). */
+    bool hidden() const noexcept { return (flags & CAMCORE_DEVICE_HIDDEN) != 0; }
 
 private:
     static std::string str(const char *s) { return s ? s : ""; }
@@ -1136,10 +1138,12 @@ public:
                         "called from inside a callback of the manager or of what was made from it");
     }
 
-    /** The cameras present now (S1-S4). */
-    std::vector<device> devices() const {
+    /** The cameras present now (S1-S4); with hidden, also the capture nodes
+     *  that are no cameras of their own (S40, CAMCORE_LIST_HIDDEN). */
+    std::vector<device> devices(bool hidden = false) const {
         camcore_device_list *l = nullptr;
-        check(camcore_manager_list_devices(m_, &l), "camcore_manager_list_devices");
+        check(camcore_manager_list_devices_with(m_, hidden ? CAMCORE_LIST_HIDDEN : 0u, &l),
+              "camcore_manager_list_devices_with");
         std::unique_ptr<camcore_device_list, void (*)(camcore_device_list *)> owned(l, camcore_device_list_free);
         return detail::copy_devices(l);
     }

@@ -26,6 +26,10 @@
  *        pipe, or no open fd, is refused at once (not a 5 s listing)
  *   S31  a struct_size that ends inside a field (capture config 42) is
  *        refused; one at a field boundary (40) is taken
+ *   S40  camcore_manager_list_devices_with: unknown flag bits refused; with
+ *        CAMCORE_LIST_HIDDEN the cameras come first, as list_devices has
+ *        them, and hidden entries are unavailable with a reason (the
+ *        media-pipeline nodes themselves: Tests/kernel/test_media_pipeline.py)
  *
  * The last line is "N passed, M failed"; exit 0 only if M is 0.
  *
@@ -428,6 +432,39 @@ static void test_S31_struct_size_inside_a_field_is_refused(void)
     camcore_capturer_close(c);
 }
 
+/* ------------------------------------------------------------------ */
+/* S40: the listing of hidden nodes                                    */
+/* ------------------------------------------------------------------ */
+
+static void test_S40_list_devices_with_flags(void)
+{
+    camcore_device_list *a = NULL, *b = NULL;
+    size_t i;
+
+    CHECK_STATUS(camcore_manager_list_devices_with(g_manager, 0x2, &a), CAMCORE_E_INVALID_ARG, "unknown flag bit");
+    CHECK(a == NULL, "no list on failure");
+    CHECK_STATUS(camcore_manager_list_devices_with(g_manager, CAMCORE_LIST_HIDDEN, NULL), CAMCORE_E_INVALID_ARG,
+                 "out NULL");
+    CHECK_STATUS(camcore_manager_list_devices(g_manager, &a), CAMCORE_OK, "list_devices");
+    CHECK_STATUS(camcore_manager_list_devices_with(g_manager, CAMCORE_LIST_HIDDEN, &b), CAMCORE_OK,
+                 "list_devices_with HIDDEN");
+    if (a && b) {
+        size_t cameras = 0;
+        for (i = 0; i < b->count; i++)
+            if (!(b->devices[i].flags & CAMCORE_DEVICE_HIDDEN)) {
+                CHECK(i == cameras && i < a->count && strcmp(b->devices[i].id, a->devices[i].id) == 0,
+                      "camera %zu (%s) in the same place as in list_devices", i, b->devices[i].id);
+                cameras++;
+            } else {
+                CHECK(b->devices[i].flags & CAMCORE_DEVICE_UNAVAILABLE && b->devices[i].unavailable_reason[0],
+                      "hidden %s is also unavailable with a reason", b->devices[i].id);
+            }
+        CHECK(cameras == a->count, "every camera of list_devices (%zu of %zu)", cameras, a->count);
+    }
+    camcore_device_list_free(a);
+    camcore_device_list_free(b);
+}
+
 static const char *setup(void)
 {
     unsetenv("CAMCORE_BACKEND");
@@ -452,6 +489,7 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S31_include_synthetic_and_pipewire_fd_checked),
     TESTLIB_TEST(test_S37_capture_dmabuf_spellings),
     TESTLIB_TEST(test_S31_struct_size_inside_a_field_is_refused),
+    TESTLIB_TEST(test_S40_list_devices_with_flags),
 };
 
 static const struct testlib_suite suite = {

@@ -722,3 +722,15 @@ def test_bad_CAMCORE_LIBRARY_fails_import_clearly():
     r = run_python("import camcore", env_extra={"CAMCORE_LIBRARY": "/nonexistent/libcamcore.so"})
     assert r.returncode != 0
     assert "ImportError" in r.stderr and "CAMCORE_LIBRARY" in r.stderr
+
+
+def test_S40_devices_hidden_lists_the_cameras_first_and_checks_its_argument():
+    with camcore.Manager(synthetic=True) as m:
+        cams = m.devices()
+        everything = m.devices(hidden=True)
+        assert everything[:len(cams)] == cams
+        assert all(d.hidden and d.unavailable_reason for d in everything[len(cams):]), everything
+        assert not any(d.hidden for d in cams)
+        with pytest.raises(camcore.InvalidArgTypeError):
+            m.devices(hidden="yes")
+        assert m.devices() == cams                     # still usable

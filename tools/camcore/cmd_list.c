@@ -8,7 +8,7 @@
 #include <string.h>
 
 const char list_usage[] =
-    "usage: " PROGRAM " list [--json]\n"
+    "usage: " PROGRAM " list [--all] [--json]\n"
     "\n"
     "Lists the cameras: index, id, name, type (builtin, external, virtual),\n"
     "position (front, back, external, unknown), node and backend. Only video\n"
@@ -17,24 +17,45 @@ const char list_usage[] =
     "The index, the id or the node names a camera for the other commands.\n"
     "\n"
     "Options:\n"
+    "  --all         also the capture nodes that are no cameras of their own, with\n"
+    "                why: the nodes of a media pipeline (MIPI sensors behind Intel\n"
+    "                IPU3/IPU6, Raspberry Pi, vimc), which camcore never streams\n"
     "  --json        one JSON document: {\"devices\": [{\"index\": 0, \"id\": ...}]}\n"
+    "                (with --all also \"hidden\": [...], without indices)\n"
     "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
     "  -h, --help    this help\n";
 
 int cmd_list(int argc, char **argv)
 {
-    static const struct option options[] = {COMMON_OPTIONS, {0, 0, 0, 0}};
+    enum { OPT_ALL = OPT_COMMAND };
+    static const struct option options[] = {{"all", no_argument, NULL, OPT_ALL}, COMMON_OPTIONS, {0, 0, 0, 0}};
     struct devices d;
-    size_t i;
-    int rc, c, wid = 2, wname = 4, wnode = 4;
+    camcore_device_list *with_hidden = NULL;
+    size_t i, nhidden = 0;
+    int rc, c, wid = 2, wname = 4, wnode = 4, all = 0;
 
-    while ((c = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1) {
+        if (c == OPT_ALL) {
+            all = 1;
+            continue;
+        }
         if ((rc = common_option("list", list_usage, c, argv)) != OPTION_NEXT)
             return rc == OPTION_MINE ? EXIT_USAGE : rc;
+    }
     if (optind < argc)
         return usage_error("list: unexpected argument '%s'", argv[optind]);
     if ((rc = load_devices(&d, 1)) != EXIT_OK)
         return rc;
+    if (all) {
+        /* S40: the nodes that are no cameras come after the cameras. */
+        int st = camcore_manager_list_devices_with(d.manager, CAMCORE_LIST_HIDDEN, &with_hidden);
+        if (st != CAMCORE_OK) {
+            free_devices(&d);
+            return fail(st, "listing the hidden capture nodes", NULL);
+        }
+        for (i = 0; i < with_hidden->count; i++)
+            nhidden += (with_hidden->devices[i].flags & CAMCORE_DEVICE_HIDDEN) != 0;
+    }
     if (g_json) {
         printf("{\"devices\": [");
         for (i = 0; i < d.count; i++) {
@@ -44,7 +65,18 @@ int cmd_list(int argc, char **argv)
             json_device_fields(&first, d.shown[i]);
             putchar('}');
         }
-        printf("]}\n");
+        printf("]");
+        if (all) {
+            size_t n = 0;
+            printf(", \"hidden\": [");
+            for (i = 0; with_hidden && i < with_hidden->count; i++)
+                if (with_hidden->devices[i].flags & CAMCORE_DEVICE_HIDDEN) {
+                    printf("%s", n++ ? ", " : "");
+                    json_device(&with_hidden->devices[i]);
+                }
+            printf("]");
+        }
+        printf("}\n");
     } else {
         for (i = 0; i < d.count; i++) {
             int a = (int)strlen(d.shown[i]->id), b = (int)strlen(d.shown[i]->name),
@@ -64,7 +96,19 @@ int cmd_list(int argc, char **argv)
             if (d.shown[i]->flags & CAMCORE_DEVICE_UNAVAILABLE)
                 printf("    unavailable: %s\n", d.shown[i]->unavailable_reason);
         }
+        if (all) {
+            printf("\n%zu capture node%s that %s no camera%s of %s own (--all):\n", nhidden, nhidden == 1 ? "" : "s",
+                   nhidden == 1 ? "is" : "are", nhidden == 1 ? "" : "s", nhidden == 1 ? "its" : "their");
+            for (i = 0; with_hidden && i < with_hidden->count; i++) {
+                const camcore_device_info *h = &with_hidden->devices[i];
+                if (!(h->flags & CAMCORE_DEVICE_HIDDEN))
+                    continue;
+                printf("-   %s  %s  %s  %s\n    hidden: %s\n", h->id, h->name, h->node, h->backend,
+                       h->unavailable_reason);
+            }
+        }
     }
+    camcore_device_list_free(with_hidden);
     free_devices(&d);
     return EXIT_OK;
 }

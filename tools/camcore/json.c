@@ -95,6 +95,8 @@ void json_device_fields(int *first, const camcore_device_info *dev)
     json_kv_bool(first, "multiplanar", (dev->flags & CAMCORE_DEVICE_MULTIPLANAR) != 0);
     json_kv_bool(first, "synthetic", (dev->flags & CAMCORE_DEVICE_SYNTHETIC) != 0);
     json_kv_bool(first, "unavailable", (dev->flags & CAMCORE_DEVICE_UNAVAILABLE) != 0);
+    if (dev->flags & CAMCORE_DEVICE_HIDDEN)
+        json_kv_bool(first, "hidden", 1);
     if (dev->flags & CAMCORE_DEVICE_UNAVAILABLE)
         json_kv_str(first, "unavailable_reason", dev->unavailable_reason);
 }

@@ -23,6 +23,11 @@ protocol CameraSource: AnyObject, Sendable {
     /// The cameras present now, in this source's order.
     func devices() -> [DeviceInfo]
 
+    /// The capture nodes of this source that are not cameras (S40: parts
+    /// of a media pipeline), each with its `hiddenReason`; most sources
+    /// have none (the default).
+    func hiddenDevices() -> [DeviceInfo]
+
     /// The camera with this id, present now; nil when absent.
     func device(id: String) -> DeviceInfo?
 
@@ -48,4 +53,8 @@ protocol CameraSource: AnyObject, Sendable {
 /// observer is not running and will not run again.
 protocol SourceWatch: AnyObject, Sendable {
     func stop()
+}
+
+extension CameraSource {
+    func hiddenDevices() -> [DeviceInfo] { [] }
 }

@@ -6,14 +6,19 @@ enum DeviceEnumerator {
     /// closed (S3). Nodes that cannot be opened are skipped.
     static func captureDevices() -> [DeviceInfo] { captureDevicesWithSyspaths().map { $0.0 } }
 
-    /// `captureDevices()` with each device's udev sysfs path.
-    static func captureDevicesWithSyspaths() -> [(DeviceInfo, String)] {
+    /// `captureDevices()` with each device's udev sysfs path; with
+    /// `includeHidden`, also the capture nodes camcore does not list as
+    /// cameras (S40), with their `hiddenReason`.
+    static func captureDevicesWithSyspaths(includeHidden: Bool = false) -> [(DeviceInfo, String)] {
         var out: [(DeviceInfo, String)] = []
         var seen: [String: Int] = [:]
         for u in UdevDevices.videoNodes() {
             var info: DeviceInfo
             switch examine(u) {
             case .device(let d): info = d
+            case .hidden(let d):
+                guard includeHidden else { continue }
+                info = d
             case .notCapture: continue
             case .unavailable(let e):
                 // S26: present but inaccessible is reported, not hidden.
@@ -71,6 +76,9 @@ enum DeviceEnumerator {
         case device(DeviceInfo)
         /// Not a capture device (S1): output, metadata, touch, no formats...
         case notCapture
+        /// A capture node that is not a camera of its own (S40): described,
+        /// with the reason, for a listing that asks for hidden nodes.
+        case hidden(DeviceInfo)
         /// Could not be opened or queried (not ready yet, gone, no access).
         case unavailable(CamError)
     }
@@ -83,6 +91,20 @@ enum DeviceEnumerator {
         do throws(CamError) { caps = try V4L2Query.capabilities(node) } catch { return .unavailable(error) }
         guard V4L2Query.isVideoCapture(caps.deviceCaps) else { return .notCapture }
         let type = V4L2Query.bufferType(caps.deviceCaps)
+        if V4L2Query.isMediaControllerCentric(caps.deviceCaps) {
+            // S40: the pipeline's sensor, scaler and format are set through
+            // the media controller; setting a format here and streaming
+            // would fail (EPIPE) and could break the pipeline for everyone.
+            // Never a camera: described only, nothing else asked.
+            var d = DeviceInfo(
+                id: stableID(u, busInfo: caps.busInfo), name: caps.card, node: u.devnode,
+                busInfo: caps.busInfo, driver: caps.driver, usbVendorID: u.usbVendorID,
+                usbProductID: u.usbProductID, type: deviceType(driver: caps.driver, udev: u), position: .unknown,
+                deviceCaps: caps.deviceCaps, isMultiplanar: type == V4L2Query.multiplanarType,
+                unavailableReason: DeviceEnumerator.mediaPipelineReason)
+            d.hiddenReason = DeviceEnumerator.mediaPipelineReason
+            return .hidden(d)
+        }
         guard V4L2Query.hasPixelFormat(node, type: type) else { return .notCapture }
         let devType = deviceType(driver: caps.driver, udev: u)
         let position = V4L2Query.orientation(node) ?? defaultPosition(devType)
@@ -91,8 +113,12 @@ enum DeviceEnumerator {
             busInfo: caps.busInfo, driver: caps.driver, usbVendorID: u.usbVendorID,
             usbProductID: u.usbProductID, type: devType, position: position,
             deviceCaps: caps.deviceCaps,
-            isMultiplanar: type == 9 /* V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE */))
+            isMultiplanar: type == V4L2Query.multiplanarType))
     }
+
+    /// Why a media-controller-centric node (V4L2_CAP_IO_MC) is no camera (S40).
+    static let mediaPipelineReason =
+        "part of a media pipeline (V4L2_CAP_IO_MC): its format is set through the media controller; use the libcamera backend"
 
     /// S2: built from ID_SERIAL (only when the camera has a serial number,
     /// else identical models would share it) or ID_PATH plus the sysfs

@@ -45,6 +45,10 @@ public struct DeviceInfo: Sendable, Equatable {
     public var isSynthetic: Bool
     /// Why the node cannot be opened (e.g. permission denied); nil when usable.
     public var unavailableReason: String?
+    /// Why camcore does not list this node as a camera (S40: it is part of
+    /// a media pipeline), for a listing that asks for hidden nodes; nil for
+    /// a camera. A hidden device also has `unavailableReason` set.
+    public var hiddenReason: String? = nil
     /// For a PipeWire camera that wraps a V4L2 device: that device's V4L2
     /// id (S32), so an app can match the two; nil otherwise.
     public var v4l2ID: String? = nil

@@ -124,7 +124,7 @@ final class DeviceMonitor: SourceWatch, @unchecked Sendable {
             probing: for _ in 0..<20 {
                 switch DeviceEnumerator.examine(node) {
                 case .device(let d): info = d; break probing
-                case .notCapture: return
+                case .notCapture, .hidden: return
                 case .unavailable: usleep(25_000)
                 }
             }

@@ -174,6 +174,14 @@ public final class Manager: @unchecked Sendable {
         return all.filter { d in d.v4l2ID.map { !ids.contains($0) } ?? true }
     }
 
+    /// `devices()`, then with `includeHidden` the capture nodes that are no
+    /// cameras of their own (S40: parts of a media pipeline), each with
+    /// `hiddenReason` (and `unavailableReason`) saying why and what to use.
+    public func devices(includeHidden: Bool) -> [DeviceInfo] {
+        guard includeHidden else { return devices() }
+        return devices() + sources.flatMap { $0.hiddenDevices() }
+    }
+
     /// Why the PipeWire backend lists nothing (library or daemon missing),
     /// when it is in use; nil otherwise.
     public var pipeWireUnavailableReason: String? {
@@ -183,6 +191,10 @@ public final class Manager: @unchecked Sendable {
     /// The source whose ids start like `id`, with that device present now.
     private func lookup(_ id: String) throws(CamError) -> (CameraSource, DeviceInfo) {
         guard let source = sources.first(where: { id.hasPrefix($0.idPrefix) }), let d = source.device(id: id) else {
+            if let h = sources.first(where: { id.hasPrefix($0.idPrefix) })?.hiddenDevices().first(where: { $0.id == id }),
+               let why = h.hiddenReason {
+                throw .notSupported("\(id) (\(h.node), \(h.name)) is not a camera camcore opens: \(why)")
+            }
             if let portal, id.hasPrefix("pipewire:"), portal.permission != .granted {
                 throw .access("camera access through the portal is \(portal.permission.name) (\(portal.detail)), so \"\(id)\" cannot be reached")
             }

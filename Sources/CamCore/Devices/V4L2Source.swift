@@ -27,6 +27,10 @@ final class V4L2Source: CameraSource, @unchecked Sendable {
         return found.map { $0.0 }
     }
 
+    func hiddenDevices() -> [DeviceInfo] {
+        DeviceEnumerator.captureDevicesWithSyspaths(includeHidden: true).map { $0.0 }.filter { $0.hiddenReason != nil }
+    }
+
     func device(id: String) -> DeviceInfo? {
         let last = seen.withLock { $0[id] }
         // Listed just before (the usual list-then-open): the same device

@@ -25,6 +25,13 @@ enum V4L2Query {
 
     /// True for a node that captures video (S1): VIDEO_CAPTURE or
     /// VIDEO_CAPTURE_MPLANE, and not memory-to-memory or touch.
+    /// V4L2_CAP_IO_MC: the node's input and format are set up through the
+    /// media controller (a media-pipeline camera, S40), not by its user.
+    static func isMediaControllerCentric(_ caps: UInt32) -> Bool { caps & UInt32(V4L2_CAP_IO_MC) != 0 }
+
+    /// V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE, as `bufferType` gives it.
+    static let multiplanarType = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
+
     static func isVideoCapture(_ caps: UInt32) -> Bool {
         let capture = UInt32(V4L2_CAP_VIDEO_CAPTURE) | UInt32(V4L2_CAP_VIDEO_CAPTURE_MPLANE)
         let excluded = UInt32(V4L2_CAP_VIDEO_M2M) | UInt32(V4L2_CAP_VIDEO_M2M_MPLANE) | UInt32(V4L2_CAP_TOUCH)

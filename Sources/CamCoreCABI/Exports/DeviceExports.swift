@@ -16,6 +16,21 @@ public func cabi_manager_list_devices(_ manager: OpaquePointer?,
     return 0
 }
 
+@_cdecl("camcore_manager_list_devices_with")
+public func cabi_manager_list_devices_with(_ manager: OpaquePointer?, _ flags: UInt32,
+                                           _ out: UnsafeMutablePointer<UnsafeMutablePointer<camcore_device_list>?>?) -> Int32 {
+    let fn = "camcore_manager_list_devices_with"
+    guard let out else { return invalid("\(fn): out is NULL") }
+    out.pointee = nil
+    guard let box = managerBox(manager, fn) else { return LastError.status }
+    let known = UInt32(CAMCORE_LIST_HIDDEN)
+    guard flags & ~known == 0 else { return invalid("\(fn): flags 0x\(String(flags, radix: 16)) has bits that are not CAMCORE_LIST_*") }
+    let devices = box.manager.devices(includeHidden: flags & UInt32(CAMCORE_LIST_HIDDEN) != 0)
+    guard let list = Lists.deviceList(devices) else { return fail(.noMemory("device list")) }
+    out.pointee = Lists.handOut(list)
+    return 0
+}
+
 @_cdecl("camcore_device_list_free")
 public func cabi_device_list_free(_ list: UnsafeMutablePointer<camcore_device_list>?) { Lists.release(list) }
 

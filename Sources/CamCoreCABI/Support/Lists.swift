@@ -67,6 +67,7 @@ enum Lists {
             if d.isMultiplanar { flags |= UInt32(CAMCORE_DEVICE_MULTIPLANAR) }
             if d.isSynthetic { flags |= UInt32(CAMCORE_DEVICE_SYNTHETIC) }
             if d.unavailableReason != nil { flags |= UInt32(CAMCORE_DEVICE_UNAVAILABLE) }
+            if d.hiddenReason != nil { flags |= UInt32(CAMCORE_DEVICE_HIDDEN) }
             infos[i] = camcore_device_info(
                 id: arena.string(d.id), name: arena.string(d.name), node: arena.string(d.node),
                 bus_info: arena.string(d.busInfo), driver: arena.string(d.driver),

@@ -58,6 +58,9 @@ class DeviceInfo:
     backend: str = ""
     #: For a PipeWire camera over a V4L2 device: that device's V4L2 id; "" otherwise.
     v4l2_id: str = ""
+    #: Not a camera of its own (S40: a capture node of a media pipeline), listed
+    #: only by Manager.devices(hidden=True); unavailable_reason says why.
+    hidden: bool = False
 
 
 def device_from_c(d: _raw.camcore_device_info) -> DeviceInfo:
@@ -70,7 +73,8 @@ def device_from_c(d: _raw.camcore_device_info) -> DeviceInfo:
         position=_raw.POSITION_NAMES.get(d.position, f"unknown({d.position})"),
         multiplanar=bool(d.flags & _raw.DEVICE_MULTIPLANAR),
         synthetic=bool(d.flags & _raw.DEVICE_SYNTHETIC),
-        unavailable_reason=_s(d.unavailable_reason), backend=_s(d.backend), v4l2_id=_s(d.v4l2_id))
+        unavailable_reason=_s(d.unavailable_reason), backend=_s(d.backend), v4l2_id=_s(d.v4l2_id),
+        hidden=bool(d.flags & _raw.DEVICE_HIDDEN))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,7 +26,8 @@ from . import _raw
 from ._args import (I32_MAX, I32_MIN, Rate, c_fraction, callable_or_none, cstr, frac, int_in,
                     output_size_arg, u32)
 from ._capturer import Capturer
-from ._errors import InvalidArgError, InvalidArgValueError, StateError, WouldDeadlockError, _s, check
+from ._errors import (InvalidArgError, InvalidArgTypeError, InvalidArgValueError, StateError, WouldDeadlockError, _s,
+                      check)
 from ._info import DeviceInfo, Format, Setting, device_from_c, format_from_c, setting_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc
 from ._raw import (BACKENDS, PERMISSIONS, PORTALS, ON_DEVICE, ON_PERMISSION, camcore_device_list, camcore_format_list,
@@ -101,13 +102,18 @@ class Manager:
         """True after close()."""
         return self._handle is None
 
-    def devices(self) -> List[DeviceInfo]:
+    def devices(self, hidden: bool = False) -> List[DeviceInfo]:
         """The cameras present now: video capture nodes only (S1: never metadata,
-        output, m2m, touch or radio nodes), each with a stable id (S3), real cameras
-        in node order, then
-        the synthetic one if asked for. Opens each node briefly; nothing streams."""
+        output, m2m, touch or radio nodes, nor the capture nodes of a media
+        pipeline, S40), each with a stable id (S3), real cameras in node order,
+        then the synthetic one if asked for. Opens each node briefly; nothing
+        streams. hidden=True also lists, after them, the capture nodes that are
+        no cameras of their own (DeviceInfo.hidden, with unavailable_reason
+        saying why; camcore_manager_list_devices_with, CAMCORE_LIST_HIDDEN)."""
         out = POINTER(camcore_device_list)()
-        check(_lib.camcore_manager_list_devices(self._h(), byref(out)),
+        if not isinstance(hidden, bool):
+            raise InvalidArgTypeError(f"Manager.devices(hidden={hidden!r}): a bool")
+        check(_lib.camcore_manager_list_devices_with(self._h(), _raw.LIST_HIDDEN if hidden else 0, byref(out)),
                "Manager.devices()")
         try:
             lst = out.contents

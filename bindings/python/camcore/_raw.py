@@ -74,6 +74,8 @@ POSITION_UNKNOWN, POSITION_FRONT, POSITION_BACK, POSITION_EXTERNAL = 0, 1, 2, 3
 DEVICE_MULTIPLANAR = 0x1
 DEVICE_SYNTHETIC = 0x2
 DEVICE_UNAVAILABLE = 0x4
+DEVICE_HIDDEN = 0x8
+LIST_HIDDEN = 0x1
 FORMAT_COMPRESSED = 0x1
 FORMAT_EMULATED = 0x2
 FRAME_CORRUPTED = 0x1
@@ -554,6 +556,7 @@ PROTOTYPES: List[Tuple[str, Any, List[Any]]] = [
     ("camcore_manager_new", c_int, [POINTER(camcore_manager_config), POINTER(manager_p)]),
     ("camcore_manager_free", None, [manager_p]),
     ("camcore_manager_list_devices", c_int, [manager_p, POINTER(POINTER(camcore_device_list))]),
+    ("camcore_manager_list_devices_with", c_int, [manager_p, c_uint32, POINTER(POINTER(camcore_device_list))]),
     ("camcore_device_list_free", None, [POINTER(camcore_device_list)]),
     ("camcore_manager_list_formats", c_int,
      [manager_p, c_char_p, POINTER(POINTER(camcore_format_list))]),
