@@ -5,6 +5,7 @@
  *   main.c          usage, global options, command dispatch
  *   cmd_<name>.c    one command each (list, formats, capture, monitor, controls,
  *                   view)
+ *   serve.c         `view --serve`: MJPEG over HTTP (libmicrohttpd)
  *   snapshot.c      PNG snapshots of frames (libpng)
  *   json.c          the JSON writer
  *   tool.c          messages and exit codes, signals, names, parsing, devices
@@ -124,6 +125,22 @@ const camcore_device_info *resolve_device(struct devices *d, const char *spec);
 /* snapshot.c: the frame as an RGB PNG at path (converted by camcore,
  * MJPEG included); 0, or -1 after printing why. */
 int write_snapshot(const camcore_frame *frame, const char *path);
+
+/* serve.c: `view --serve` (built with libmicrohttpd when pkg-config finds
+ * it; serve_available() says whether it was). The frames come from src:
+ * its eventfd is readable when one waits, take() returns the newest one
+ * (retained, released by the server; NULL: none) and clears the wake. */
+struct serve_source {
+    int wake_fd;
+    const camcore_frame *(*take)(void *user);
+    void *user;
+    int quiet; /* no messages on stderr (the "serving" line is always printed) */
+};
+int serve_available(void);
+/* Serves http://address:port/ (port 0: a free one, printed) until SIGINT,
+ * SIGTERM or seconds (0: no limit) pass. Returns an exit code. */
+int serve_http(const struct serve_source *src, const char *title, const char *address, uint32_t port,
+               double seconds);
 
 /* json.c */
 void json_str(const char *s);

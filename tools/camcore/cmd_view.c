@@ -17,31 +17,30 @@
  * main thread with an SDL user event. Device callbacks and completions run
  * on the session's camera queue; they post text messages the same way.
  * Everything SDL happens on the main thread.
+ *
+ * --serve PORT: no window and no SDL; the mailbox wakes the HTTP server
+ * (serve.c) through an eventfd instead. A tool built without SDL2's headers
+ * has this part only: the window then says it needs SDL2.
  */
 #include "camcore_tool.h"
 
-#ifdef CAMCORE_TOOL_SDL2
-
-#include <SDL.h>
-
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <turbojpeg.h>
-#include <unistd.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#ifdef CAMCORE_TOOL_SDL2
+
+#include <SDL.h>
+#include <dlfcn.h>
 
 /* ------------------------------------------------------------------ */
 /* SDL2 and SDL2_ttf, loaded at run time                              */
@@ -148,6 +147,8 @@ missing:
     return -1;
 }
 
+#endif /* CAMCORE_TOOL_SDL2 */
+
 /* ------------------------------------------------------------------ */
 /* State shared with the camera's threads                             */
 /* ------------------------------------------------------------------ */
@@ -157,7 +158,7 @@ missing:
 
 struct view {
     pthread_mutex_t lock;
-    Uint32 wake_event;           /* SDL user event: a frame or a message waits */
+    uint32_t wake_event;         /* SDL user event: a frame or a message waits */
     int wake_posted;             /* one wake event is in SDL's queue (or the eventfd) */
     int wake_fd;                 /* --serve: an eventfd instead of SDL events; else -1 */
     const camcore_frame *pending; /* the newest frame, retained; NULL: none */
@@ -185,8 +186,6 @@ static double now_s(void)
 /* With the lock held: wakes the main thread (once until it takes the wake). */
 static void wake(struct view *v)
 {
-    SDL_Event ev;
-
     if (v->wake_posted)
         return;
     if (v->wake_fd >= 0) {
@@ -195,10 +194,15 @@ static void wake(struct view *v)
             v->wake_posted = 1;
         return;
     }
-    memset(&ev, 0, sizeof ev);
-    ev.type = v->wake_event;
-    if (sdl.SDL_PushEvent(&ev) == 1)
-        v->wake_posted = 1;
+#ifdef CAMCORE_TOOL_SDL2
+    {
+        SDL_Event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = v->wake_event;
+        if (sdl.SDL_PushEvent(&ev) == 1)
+            v->wake_posted = 1;
+    }
+#endif
 }
 
 /* A message shown in the window for a few seconds and printed on stderr
@@ -281,6 +285,24 @@ static void on_stall(void *user_data, const camcore_device_info *dev, int stalle
     (void)since_ns;
     post(user_data, stalled ? "%s sends no frames (stalled)" : "%s sends frames again", dev->name);
 }
+
+/* --serve: the newest frame for the server (serve.c), retained; NULL: none. */
+static const camcore_frame *take_frame(void *user_data)
+{
+    struct view *v = user_data;
+    const camcore_frame *f;
+    uint64_t count;
+
+    (void)!read(v->wake_fd, &count, sizeof count);
+    pthread_mutex_lock(&v->lock);
+    v->wake_posted = 0;
+    f = v->pending;
+    v->pending = NULL;
+    pthread_mutex_unlock(&v->lock);
+    return f;
+}
+
+#ifdef CAMCORE_TOOL_SDL2
 
 struct completion {
     struct view *view;
@@ -753,345 +775,292 @@ static void snapshot(struct view *v, const camcore_frame *shown, const char *dir
 }
 
 /* ------------------------------------------------------------------ */
-/* --serve PORT: MJPEG over HTTP                                      */
+/* SDL and the window's loop                                          */
 /* ------------------------------------------------------------------ */
 
-#define SERVE_CLIENTS 16
-#define SERVE_BOUNDARY "camcoreframe"
-
-struct client {
-    int fd;                     /* -1: free */
-    char request[4096];
-    size_t request_len;
-    int streaming;              /* /stream: a multipart part per frame */
-    int want_snapshot;          /* /snapshot.jpg asked before the first frame */
-    int close_after;            /* close once out is sent */
-    uint8_t *out;               /* bytes to send */
-    size_t out_len, out_sent;
-};
-
-/* Queues bytes on a client (copied after what is queued). */
-static int client_queue(struct client *c, const void *data, size_t n)
+/* SDL first: without it, or without a display, no camera is opened.
+ * Returns an exit code. */
+static int open_sdl(struct view *v)
 {
-    uint8_t *p = realloc(c->out, c->out_len + n);
+    char why[512];
 
-    if (p == NULL)
-        return -1;
-    memcpy(p + c->out_len, data, n);
-    c->out = p;
-    c->out_len += n;
-    return 0;
-}
-
-static void client_close(struct client *c)
-{
-    if (c->fd >= 0)
-        close(c->fd);
-    free(c->out);
-    memset(c, 0, sizeof *c);
-    c->fd = -1;
-}
-
-static void client_reply(struct client *c, const char *status, const char *type, const void *body, size_t n)
-{
-    char head[256];
-    int k = snprintf(head, sizeof head,
-                     "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nCache-Control: no-cache\r\n"
-                     "Connection: close\r\n\r\n", status, type, n);
-    client_queue(c, head, (size_t)k);
-    client_queue(c, body, n);
-    c->close_after = 1;
-}
-
-static void client_part(struct client *c, const uint8_t *jpeg, size_t n)
-{
-    char head[128];
-    int k = snprintf(head, sizeof head, "--" SERVE_BOUNDARY "\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n\r\n", n);
-    client_queue(c, head, (size_t)k);
-    client_queue(c, jpeg, n);
-    client_queue(c, "\r\n", 2);
-}
-
-/* One request: GET (or HEAD) of /, /stream, /snapshot.jpg. */
-static void client_request(struct client *c, const char *title, const uint8_t *jpeg, size_t jpeg_len)
-{
-    char method[8], path[256];
-    static const char page[] =
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>%s</title></head>"
-        "<body style=\"margin:0;background:#000\"><img src=\"/stream\" alt=\"camera\" "
-        "style=\"display:block;margin:auto;max-width:100vw;max-height:100vh\"></body></html>\n";
-    char html[1024];
-
-    if (sscanf(c->request, "%7s %255s", method, path) != 2) {
-        client_reply(c, "400 Bad Request", "text/plain", "bad request\n", 12);
-        return;
-    }
-    if (strcmp(method, "GET") != 0) {
-        client_reply(c, "405 Method Not Allowed", "text/plain", "only GET\n", 9);
-        return;
-    }
-    if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
-        char safe[512];
-        size_t j = 0;
-        int n;
-        /* The camera's name as HTML text. */
-        for (const char *t = title; *t && j + 6 < sizeof safe; t++) {
-            const char *e = *t == '<' ? "&lt;" : *t == '>' ? "&gt;" : *t == '&' ? "&amp;" : *t == '"' ? "&quot;" : NULL;
-            if (e) {
-                memcpy(safe + j, e, strlen(e));
-                j += strlen(e);
-            } else {
-                safe[j++] = *t;
-            }
-        }
-        safe[j] = 0;
-        n = snprintf(html, sizeof html, page, safe);
-        client_reply(c, "200 OK", "text/html; charset=utf-8", html, (size_t)n);
-    } else if (strcmp(path, "/stream") == 0 || strcmp(path, "/stream.mjpg") == 0) {
-        static const char head[] = "HTTP/1.0 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary="
-                                   SERVE_BOUNDARY "\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
-        client_queue(c, head, sizeof head - 1);
-        c->streaming = 1;
-        if (jpeg_len)
-            client_part(c, jpeg, jpeg_len);
-    } else if (strcmp(path, "/snapshot.jpg") == 0) {
-        if (jpeg_len)
-            client_reply(c, "200 OK", "image/jpeg", jpeg, jpeg_len);
-        else
-            c->want_snapshot = 1;
-    } else {
-        client_reply(c, "404 Not Found", "text/plain", "not found: try / or /stream or /snapshot.jpg\n", 45);
-    }
-}
-
-/* Makes *buf (a tjAlloc() buffer of *cap bytes) at least n bytes. */
-static int jpeg_room(uint8_t **buf, unsigned long *cap, unsigned long n)
-{
-    if (*buf && *cap >= n)
-        return 0;
-    tjFree(*buf);
-    *cap = 0;
-    if ((*buf = tjAlloc((int)n)) == NULL)
-        return -1;
-    *cap = n;
-    return 0;
-}
-
-/* The frame as a JPEG in *jpeg (*cap bytes, grown as needed), its size in
- * *jpeg_len: MJPEG frames as they are, I420 compressed directly, anything
- * else converted to I420 by camcore first. */
-static int frame_jpeg(tjhandle tj, const camcore_frame *f, uint8_t **i420, size_t *i420_size, uint8_t **jpeg,
-                      unsigned long *cap, unsigned long *jpeg_len, char *why, size_t why_size)
-{
-    const unsigned char *planes[3];
-    int strides[3];
-    uint32_t bytes = 0;
-
-    if (f->fourcc == CAMCORE_FOURCC_MJPEG || f->fourcc == CAMCORE_FOURCC('J', 'P', 'E', 'G')) {
-        if (jpeg_room(jpeg, cap, f->planes[0].length) != 0) {
-            snprintf(why, why_size, "out of memory");
-            return -1;
-        }
-        memcpy(*jpeg, f->planes[0].data, f->planes[0].length);
-        *jpeg_len = f->planes[0].length;
-        return 0;
-    }
-    if (f->fourcc == CAMCORE_FOURCC_I420 && f->plane_count == 3) {
-        for (int p = 0; p < 3; p++)
-            planes[p] = f->planes[p].data, strides[p] = (int)f->planes[p].stride;
-    } else {
-        if (camcore_pixel_format_frame_size(CAMCORE_FOURCC_I420, f->width, f->height, &bytes) != CAMCORE_OK) {
-            snprintf(why, why_size, "%s", camcore_last_error_message());
-            return -1;
-        }
-        if (*i420_size < bytes) {
-            uint8_t *p = realloc(*i420, bytes);
-            if (p == NULL) {
-                snprintf(why, why_size, "out of memory");
-                return -1;
-            }
-            *i420 = p;
-            *i420_size = bytes;
-        }
-        if (camcore_frame_convert(f, CAMCORE_FOURCC_I420, 0, 0, *i420, bytes) != CAMCORE_OK) {
-            snprintf(why, why_size, "%s", camcore_last_error_message());
-            return -1;
-        }
-        planes[0] = *i420;
-        planes[1] = planes[0] + (size_t)f->width * f->height;
-        planes[2] = planes[1] + (size_t)((f->width + 1) / 2) * ((f->height + 1) / 2);
-        strides[0] = (int)f->width;
-        strides[1] = strides[2] = (int)((f->width + 1) / 2);
-    }
-    /* The worst-case size up front: TurboJPEG never reallocates our buffer. */
-    if (jpeg_room(jpeg, cap, tjBufSize((int)f->width, (int)f->height, TJSAMP_420)) != 0) {
-        snprintf(why, why_size, "out of memory");
-        return -1;
-    }
-    *jpeg_len = *cap;
-    if (tjCompressFromYUVPlanes(tj, planes, (int)f->width, strides, (int)f->height, TJSAMP_420, jpeg, jpeg_len, 85,
-                                TJFLAG_NOREALLOC) != 0) {
-        snprintf(why, why_size, "TurboJPEG: %s", tjGetErrorStr2(tj));
-        *jpeg_len = 0;
-        return -1;
-    }
-    return 0;
-}
-
-/* Serves the session's frames until Ctrl-C or --seconds. Returns an exit code. */
-static int serve(struct view *v, camcore_session *session, const char *title, const char *address, uint32_t port,
-                 double seconds)
-{
-    struct client clients[SERVE_CLIENTS];
-    struct sockaddr_in sa;
-    socklen_t sl = sizeof sa;
-    int lfd, one = 1, i, rc = EXIT_OK;
-    tjhandle tj = tjInitCompress();
-    uint8_t *i420 = NULL, *jpeg = NULL;
-    size_t i420_size = 0;
-    unsigned long jpeg_len = 0, jpeg_cap = 0;
-    double start = now_s();
-    char why[512], last_why[512] = "";
-
-    for (i = 0; i < SERVE_CLIENTS; i++) {
-        memset(&clients[i], 0, sizeof clients[i]);
-        clients[i].fd = -1;
-    }
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, address, &sa.sin_addr) != 1) {
-        tjDestroy(tj);
-        return usage_error("view: --bind '%s' is not an IPv4 address", address);
-    }
-    lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 8) != 0 ||
-        getsockname(lfd, (struct sockaddr *)&sa, &sl) != 0) {
-        errorf("view: cannot serve on %s:%u: %s", address, port, strerror(errno));
-        if (lfd >= 0)
-            close(lfd);
-        tjDestroy(tj);
+    if (load_sdl(why, sizeof why) != 0) {
+        errorf("view needs SDL2 (Debian: apt-get install libsdl2-2.0-0): %s", why);
         return EXIT_FAILED;
     }
-    /* The one line a script waits for (port 0: the port the kernel chose). */
-    fprintf(stderr, PROGRAM ": view: serving http://%s:%u/ (MJPEG at /stream, one frame at /snapshot.jpg)\n",
-            address, ntohs(sa.sin_port));
-    while (!g_interrupted && !(seconds > 0 && now_s() - start >= seconds)) {
-        struct pollfd pfd[SERVE_CLIENTS + 2];
-        int map[SERVE_CLIENTS + 2], n = 0;
+    if (sdl.SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
+        errorf("view cannot open a window: %s (is DISPLAY or WAYLAND_DISPLAY set?)", sdl.SDL_GetError());
+        return EXIT_FAILED;
+    }
+    {
+        /* With no display SDL falls back to a window nobody sees; unless
+         * that was asked for (SDL_VIDEODRIVER), say so instead. */
+        const char *driver = sdl.SDL_GetCurrentVideoDriver(), *asked = getenv("SDL_VIDEODRIVER");
+        if (driver && (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0) && !(asked && *asked)) {
+            errorf("view cannot open a window: no display (is DISPLAY or WAYLAND_DISPLAY set?)");
+            sdl.SDL_Quit();
+            return EXIT_FAILED;
+        }
+    }
+    if (load_ttf(why, sizeof why) != 0 || ttf.TTF_Init() != 0) {
+        if (!v->quiet)
+            fprintf(stderr, PROGRAM ": view: no on-screen text (SDL2_ttf: %s)\n", ttf.handle ? "TTF_Init failed" : why);
+        if (ttf.handle)
+            dlclose(ttf.handle);
+        ttf.handle = NULL;
+    }
+    v->wake_event = sdl.SDL_RegisterEvents(1);
+    return EXIT_OK;
+}
 
-        pfd[n].fd = lfd, pfd[n].events = POLLIN, map[n++] = -1;
-        pfd[n].fd = v->wake_fd, pfd[n].events = POLLIN, map[n++] = -2;
-        for (i = 0; i < SERVE_CLIENTS; i++) {
-            struct client *c = &clients[i];
-            if (c->fd < 0)
-                continue;
-            pfd[n].fd = c->fd;
-            pfd[n].events = (short)((c->out_sent < c->out_len ? POLLOUT : 0) | (c->streaming ? 0 : POLLIN));
-            map[n++] = i;
-        }
-        if (poll(pfd, (nfds_t)n, 200) < 0) {
-            if (errno == EINTR)
-                continue;
-            errorf("view: poll: %s", strerror(errno));
-            rc = EXIT_FAILED;
-            break;
-        }
-        for (int k = 0; k < n; k++) {
-            if (!pfd[k].revents)
-                continue;
-            if (map[k] == -1) {
-                int fd = accept(lfd, NULL, NULL);
-                if (fd >= 0 && (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || fcntl(fd, F_SETFL, O_NONBLOCK) != 0)) {
-                    close(fd);
-                    fd = -1;
+static void close_sdl(void)
+{
+    if (ttf.handle)
+        ttf.TTF_Quit();
+    if (sdl.handle)
+        sdl.SDL_Quit();
+}
+
+/* The window on the running session until quit, Escape, closing it or
+ * --seconds. Returns an exit code. */
+static int run_window(struct view *v, struct devices *d, camcore_session *session, int mirror, const char *snapdir,
+                      double seconds)
+{
+    camcore_session_state st;
+    struct window w;
+    const camcore_frame *shown = NULL;
+    double start, last_title = 0, rate = 0, rate_t0;
+    uint64_t rate_frames0 = 0, rate_ts0 = 0;
+    unsigned snapshots = 0;
+    int rc = EXIT_OK, status, quit = 0, font_px = 16;
+    char why[512], title[512], line[256], code[8];
+
+    memset(&w, 0, sizeof w);
+    w.mirror = mirror;
+
+    /* The window, at the frame's size (at most 1280 wide, 720 high). */
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    camcore_session_get_state(session, &st);
+    {
+        SDL_Rect r = fit(1280, 720, st.format.width ? st.format.width : 640, st.format.height ? st.format.height : 480);
+        int ww = st.format.width && st.format.width <= 1280 && st.format.height <= 720 ? (int)st.format.width : r.w;
+        int wh = st.format.width && st.format.width <= 1280 && st.format.height <= 720 ? (int)st.format.height : r.h;
+        if (ww < 160 || wh < 120)
+            ww = 320, wh = 240;
+        w.window = sdl.SDL_CreateWindow("camcore view", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, ww, wh,
+                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+        font_px = wh >= 480 ? 16 : 12;
+    }
+    if (w.window)
+        w.renderer = sdl.SDL_CreateRenderer(w.window, -1, 0);
+    if (w.window == NULL || w.renderer == NULL) {
+        errorf("view cannot open a window: %s", sdl.SDL_GetError());
+        rc = EXIT_FAILED;
+        goto out_window;
+    }
+    w.font = open_font(font_px);
+
+    start = now_s();
+    rate_t0 = start;
+    while (!quit) {
+        SDL_Event ev;
+        const camcore_frame *next = NULL;
+        double t;
+        int got = sdl.SDL_WaitEventTimeout(&ev, 100);
+
+        while (got) {
+            if (ev.type == SDL_QUIT ||
+                (ev.type == SDL_WINDOWEVENT && ev.window.event == SDL_WINDOWEVENT_CLOSE)) {
+                quit = 1;
+            } else if (ev.type == SDL_KEYDOWN && !ev.key.repeat) {
+                SDL_Keycode k = ev.key.keysym.sym;
+                memset(&st, 0, sizeof st);
+                st.struct_size = sizeof st;
+                camcore_session_get_state(session, &st);
+                if (k == SDLK_ESCAPE || k == SDLK_q) {
+                    quit = 1;
+                } else if (k == SDLK_SPACE || k == SDLK_p) {
+                    status = st.paused ? camcore_session_resume_video(session) : camcore_session_pause_video(session);
+                    if (status != CAMCORE_OK)
+                        post(v, "%s failed: %s", st.paused ? "resume" : "pause", camcore_last_error_message());
+                    else
+                        post(v, st.paused ? "video resumed: camera on" : "video paused: camera off");
+                } else if (k == SDLK_h) {
+                    status = st.held ? camcore_session_unhold(session) : camcore_session_hold(session);
+                    if (status != CAMCORE_OK)
+                        post(v, "%s failed: %s", st.held ? "unhold" : "hold", camcore_last_error_message());
+                    else
+                        post(v, st.held ? "call resumed from hold" : "call on hold: camera off");
+                } else if (k == SDLK_f) {
+                    struct completion *c = completion(v, "flip");
+                    if (camcore_session_flip(session, c ? on_done : NULL, c) != CAMCORE_OK)
+                        free(c);
+                } else if (k == SDLK_n) {
+                    next_camera(v, d->manager, session);
+                } else if (k == SDLK_z) {
+                    change_setting(v, d->manager, session, 1);
+                } else if (k == SDLK_r) {
+                    change_setting(v, d->manager, session, 0);
+                } else if (k == SDLK_m) {
+                    w.mirror = !w.mirror;
+                } else if (k == SDLK_s) {
+                    snapshot(v, shown, snapdir, &snapshots);
                 }
-                for (i = 0; fd >= 0 && i < SERVE_CLIENTS && clients[i].fd >= 0; i++)
-                    ;
-                if (fd >= 0 && i == SERVE_CLIENTS) {
-                    static const char busy[] = "HTTP/1.0 503 Service Unavailable\r\nConnection: close\r\n\r\n";
-                    (void)!write(fd, busy, sizeof busy - 1);
-                    close(fd);
-                } else if (fd >= 0) {
-                    clients[i].fd = fd;
-                }
-            } else if (map[k] == -2) {
-                uint64_t count;
-                const camcore_frame *f;
-                (void)!read(v->wake_fd, &count, sizeof count);
+            } else if (ev.type == v->wake_event) {
                 pthread_mutex_lock(&v->lock);
                 v->wake_posted = 0;
-                f = v->pending;
-                v->pending = NULL;
                 pthread_mutex_unlock(&v->lock);
-                if (f == NULL || (f->flags & CAMCORE_FRAME_CORRUPTED)) {
-                    camcore_frame_release(f);
-                    continue;
-                }
-                if (frame_jpeg(tj, f, &i420, &i420_size, &jpeg, &jpeg_cap, &jpeg_len, why, sizeof why) != 0) {
-                    jpeg_len = 0;
-                    if (strcmp(why, last_why) != 0) {
-                        snprintf(last_why, sizeof last_why, "%s", why);
-                        post(v, "cannot encode a frame: %s", why);
-                    }
-                }
-                camcore_frame_release(f);
-                for (i = 0; i < SERVE_CLIENTS && jpeg_len; i++) {
-                    struct client *c = &clients[i];
-                    if (c->fd < 0)
-                        continue;
-                    if (c->want_snapshot) {
-                        c->want_snapshot = 0;
-                        client_reply(c, "200 OK", "image/jpeg", jpeg, jpeg_len);
-                    } else if (c->streaming && c->out_sent == c->out_len) {
-                        /* A client still sending the last frame skips this one. */
-                        c->out_len = c->out_sent = 0;
-                        client_part(c, jpeg, jpeg_len);
-                    }
-                }
+            }
+            got = sdl.SDL_PollEvent(&ev);
+        }
+        if (g_interrupted)
+            quit = 1;
+
+        pthread_mutex_lock(&v->lock);
+        next = v->pending;
+        v->pending = NULL;
+        pthread_mutex_unlock(&v->lock);
+        memset(&st, 0, sizeof st);
+        st.struct_size = sizeof st;
+        camcore_session_get_state(session, &st);
+        if (next && st.camera_on && !(next->flags & CAMCORE_FRAME_CORRUPTED)) {
+            if (upload(&w, next, why, sizeof why) == 0) {
+                camcore_frame_release(shown);
+                shown = next;
+                next = NULL;
             } else {
-                struct client *c = &clients[map[k]];
-                if (pfd[k].revents & POLLIN) {
-                    ssize_t got = read(c->fd, c->request + c->request_len, sizeof c->request - 1 - c->request_len);
-                    if (got <= 0) {
-                        client_close(c);
-                        continue;
-                    }
-                    c->request_len += (size_t)got;
-                    c->request[c->request_len] = 0;
-                    if (strstr(c->request, "\r\n\r\n") || strstr(c->request, "\n\n"))
-                        client_request(c, title, jpeg, jpeg_len);
-                    else if (c->request_len == sizeof c->request - 1)
-                        client_reply(c, "431 Request Header Fields Too Large", "text/plain", "too large\n", 10);
-                } else if (pfd[k].revents & POLLOUT) {
-                    ssize_t put = send(c->fd, c->out + c->out_sent, c->out_len - c->out_sent, MSG_NOSIGNAL);
-                    if (put < 0 && errno != EAGAIN && errno != EINTR) {
-                        client_close(c);
-                        continue;
-                    }
-                    if (put > 0)
-                        c->out_sent += (size_t)put;
-                    if (c->out_sent == c->out_len) {
-                        c->out_len = c->out_sent = 0;
-                        if (c->close_after)
-                            client_close(c);
-                    }
-                } else if (pfd[k].revents & (POLLHUP | POLLERR)) {
-                    client_close(c);
+                static char last_why[512];
+                if (strcmp(last_why, why) != 0) {
+                    snprintf(last_why, sizeof last_why, "%s", why);
+                    post(v, "cannot show a %s frame: %s", fourcc_text(next->fourcc, code), why);
                 }
             }
         }
-        (void)session;
+        camcore_frame_release(next);
+        if (!st.camera_on && shown) {
+            camcore_frame_release(shown); /* the camera is off: nothing of it stays on screen */
+            shown = NULL;
+        }
+
+        t = now_s();
+        if (t - last_title >= 0.5) {
+            uint64_t frames, ts;
+            pthread_mutex_lock(&v->lock);
+            frames = v->frames;
+            ts = v->last_ts;
+            pthread_mutex_unlock(&v->lock);
+            /* The measured rate: frames over their capture times, about once a second. */
+            if (t - rate_t0 >= 1.0 || !st.camera_on) {
+                if (!st.camera_on)
+                    rate = 0;
+                else if (rate_ts0 && ts > rate_ts0 && frames > rate_frames0)
+                    rate = (double)(frames - rate_frames0) * 1e9 / (double)(ts - rate_ts0);
+                rate_t0 = t;
+                rate_frames0 = frames;
+                rate_ts0 = st.camera_on ? ts : 0;
+            }
+            {
+                const char *name = "no camera";
+                size_t i;
+                for (i = 0; i < d->all->count; i++)
+                    if (strcmp(d->all->devices[i].id, st.device_id) == 0) {
+                        name = d->all->devices[i].name;
+                        break;
+                    }
+                if (i == d->all->count && st.device_id[0])
+                    name = st.device_id;
+                char measured[32];
+                if (rate > 0)
+                    snprintf(measured, sizeof measured, "%.1f fps", rate);
+                else
+                    snprintf(measured, sizeof measured, "measuring fps");
+                if (st.camera_on)
+                    snprintf(title, sizeof title, "camcore view: %s - %s %" PRIu32 "x%" PRIu32 " - %s", name,
+                             fourcc_text(st.format.source_fourcc ? st.format.source_fourcc : st.format.fourcc, code),
+                             st.format.width, st.format.height, measured);
+                else
+                    snprintf(title, sizeof title, "camcore view: %s - camera off (%s)", name,
+                             st.held ? "on hold" : st.paused ? "paused" : "stopped");
+            }
+            sdl.SDL_SetWindowTitle(w.window, title);
+            last_title = t;
+        }
+        if (seconds > 0 && t - start >= seconds)
+            quit = 1;
+
+        /* Draw: the picture (or the camera-off frame), then the text. */
+        {
+            int ww = 0, wh = 0, i, y;
+            SDL_Rect pic;
+            sdl.SDL_GetRendererOutputSize(w.renderer, &ww, &wh);
+            sdl.SDL_SetRenderDrawBlendMode(w.renderer, SDL_BLENDMODE_NONE);
+            sdl.SDL_SetRenderDrawColor(w.renderer, 0, 0, 0, 255);
+            sdl.SDL_RenderClear(w.renderer);
+            if (shown && w.picture) {
+                pic = fit(ww, wh, w.picture_w, w.picture_h);
+                sdl.SDL_RenderCopyEx(w.renderer, w.picture, NULL, &pic, 0, NULL,
+                                     w.mirror ? SDL_FLIP_HORIZONTAL : SDL_FLIP_NONE);
+            } else {
+                /* The camera-off frame: dark grey where the picture was. */
+                pic = fit(ww, wh, w.picture_w, w.picture_h);
+                sdl.SDL_SetRenderDrawColor(w.renderer, 40, 40, 48, 255);
+                sdl.SDL_RenderFillRect(w.renderer, &pic);
+                draw_text(&w, TEXT_OFF, st.camera_on ? "waiting for the camera" : "camera off", ww / 2,
+                          wh / 2 - font_px, 1);
+                draw_text(&w, TEXT_OFF_HINT,
+                          st.camera_on ? "" : st.held ? "on hold: h unholds" : st.paused ? "paused: space resumes" : "",
+                          ww / 2, wh / 2 + font_px / 2, 1);
+            }
+            pthread_mutex_lock(&v->lock);
+            snprintf(line, sizeof line, "dropped %" PRIu64 "  corrupted %" PRIu64 "%s", v->dropped, v->corrupted,
+                     w.mirror ? "  (mirrored)" : "");
+            y = 4;
+            for (i = 0; i < MESSAGES; i++) {
+                int k = (v->message_next + i) % MESSAGES;
+                if (v->messages[k].text[0] && v->messages[k].until > t) {
+                    char text[256];
+                    snprintf(text, sizeof text, "%s", v->messages[k].text);
+                    pthread_mutex_unlock(&v->lock);
+                    draw_text(&w, TEXT_MESSAGE + i, text, 6, y, 0);
+                    y += font_px + 6;
+                    pthread_mutex_lock(&v->lock);
+                }
+            }
+            pthread_mutex_unlock(&v->lock);
+            draw_text(&w, TEXT_STATUS, line, 6, wh - font_px - 8, 0);
+            sdl.SDL_RenderPresent(w.renderer);
+        }
     }
-    for (i = 0; i < SERVE_CLIENTS; i++)
-        client_close(&clients[i]);
-    close(lfd);
-    free(i420);
-    tjFree(jpeg);
-    tjDestroy(tj);
+
+out_window:
+    close_window(&w);
+    camcore_frame_release(shown);
     return rc;
 }
+
+#else /* no SDL2 headers at build time */
+
+static int open_sdl(struct view *v)
+{
+    (void)v;
+    errorf("view: this " PROGRAM " was built without SDL2, so it has no window; install libsdl2-dev and rebuild "
+           "it, or serve the video with --serve PORT");
+    return EXIT_FAILED;
+}
+
+static void close_sdl(void)
+{
+}
+
+static int run_window(struct view *v, struct devices *d, camcore_session *session, int mirror, const char *snapdir,
+                      double seconds)
+{
+    (void)v, (void)d, (void)session, (void)mirror, (void)snapdir, (void)seconds;
+    return EXIT_FAILED;
+}
+
+#endif /* CAMCORE_TOOL_SDL2 */
 
 /* ------------------------------------------------------------------ */
 /* The command                                                        */
@@ -1133,8 +1102,11 @@ const char view_usage[] =
     "  --serve PORT        no window: serve the video as MJPEG over HTTP instead, for a\n"
     "                      browser: http://127.0.0.1:PORT/ (the page), /stream (the\n"
     "                      multipart MJPEG stream), /snapshot.jpg (one frame); PORT 0\n"
-    "                      takes a free port (the URL is printed on stderr). Runs\n"
-    "                      until Ctrl-C or --seconds; needs no SDL2 and no display\n"
+    "                      takes a free port (the URL is printed on stderr). GET and\n"
+    "                      HEAD; idle connections and requests not complete within\n"
+    "                      10 s are closed, requests over 8 KiB answered 431; up to\n"
+    "                      512 clients at once. Runs until Ctrl-C or --seconds;\n"
+    "                      needs libmicrohttpd, no SDL2 and no display\n"
     "  --bind ADDR         the IPv4 address to serve on (default 127.0.0.1: this\n"
     "                      machine only)\n"
     "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
@@ -1143,7 +1115,11 @@ const char view_usage[] =
     "Needs SDL2 (Debian: libsdl2-2.0-0) and a display; the on-screen text needs\n"
     "SDL2_ttf (libsdl2-ttf-2.0-0) and DejaVu Sans Mono (fonts-dejavu-core) or\n"
     "the font file in CAMCORE_VIEW_FONT. Exit codes as for every command: 3 no\n"
-    "such camera, 4 camera busy or no permission, 1 no display or no SDL2.\n";
+    "such camera, 4 camera busy or no permission, 1 no display or no SDL2.\n"
+#ifndef CAMCORE_TOOL_SDL2
+    "\nThis " PROGRAM " was built without SDL2 (libsdl2-dev): it has no window, only --serve.\n"
+#endif
+    ;
 
 int cmd_view(int argc, char **argv)
 {
@@ -1168,19 +1144,13 @@ int cmd_view(int argc, char **argv)
     camcore_session_config scfg;
     camcore_frame_callbacks sink;
     camcore_device_callbacks dcb;
-    camcore_session_state st;
     struct view v;
-    struct window w;
-    const camcore_frame *shown = NULL;
     const char *spec = NULL, *snapdir = ".";
     uint32_t width = 0, height = 0, fourcc = 0;
     camcore_fraction fps = {0, 0};
-    double seconds = 0, start, last_title = 0, rate = 0, rate_t0;
-    uint64_t rate_frames0 = 0, rate_ts0 = 0;
-    unsigned snapshots = 0;
-    int opt, rc = EXIT_OK, status, quit = 0, mirror = 0, quiet = 0, font_px = 16, serve_port = -1;
+    double seconds = 0;
+    int opt, rc = EXIT_OK, status, mirror = 0, quiet = 0, serve_port = -1;
     const char *bind_addr = "127.0.0.1";
-    char why[512], title[512], line[256], code[8];
 
     while ((opt = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1) {
         const char *val = optarg;
@@ -1249,50 +1219,23 @@ int cmd_view(int argc, char **argv)
         return usage_error("view: --json has no meaning for a window");
 
     memset(&v, 0, sizeof v);
-    memset(&w, 0, sizeof w);
     v.quiet = quiet;
-    w.mirror = mirror;
-
     v.wake_fd = -1;
     if (serve_port >= 0) {
         /* --serve: no window, no SDL; frames wake the server through an eventfd. */
+        if (!serve_available()) {
+            errorf("view: --serve: this " PROGRAM " was built without libmicrohttpd; install libmicrohttpd-dev "
+                   "and rebuild it");
+            return EXIT_FAILED;
+        }
         if ((v.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
             errorf("view: eventfd: %s", strerror(errno));
             return EXIT_FAILED;
         }
-        pthread_mutex_init(&v.lock, NULL);
-        goto camera;
-    }
-    /* SDL first: without it, or without a display, no camera is opened. */
-    if (load_sdl(why, sizeof why) != 0) {
-        errorf("view needs SDL2 (Debian: apt-get install libsdl2-2.0-0): %s", why);
-        return EXIT_FAILED;
-    }
-    if (sdl.SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
-        errorf("view cannot open a window: %s (is DISPLAY or WAYLAND_DISPLAY set?)", sdl.SDL_GetError());
-        return EXIT_FAILED;
-    }
-    {
-        /* With no display SDL falls back to a window nobody sees; unless
-         * that was asked for (SDL_VIDEODRIVER), say so instead. */
-        const char *driver = sdl.SDL_GetCurrentVideoDriver(), *asked = getenv("SDL_VIDEODRIVER");
-        if (driver && (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0) && !(asked && *asked)) {
-            errorf("view cannot open a window: no display (is DISPLAY or WAYLAND_DISPLAY set?)");
-            sdl.SDL_Quit();
-            return EXIT_FAILED;
-        }
-    }
-    if (load_ttf(why, sizeof why) != 0 || ttf.TTF_Init() != 0) {
-        if (!v.quiet)
-            fprintf(stderr, PROGRAM ": view: no on-screen text (SDL2_ttf: %s)\n", ttf.handle ? "TTF_Init failed" : why);
-        if (ttf.handle)
-            dlclose(ttf.handle);
-        ttf.handle = NULL;
+    } else if ((rc = open_sdl(&v)) != EXIT_OK) {
+        return rc;
     }
     pthread_mutex_init(&v.lock, NULL);
-    v.wake_event = sdl.SDL_RegisterEvents(1);
-
-camera:
 
     if ((rc = load_devices(&d, 1)) != EXIT_OK)
         goto out_sdl;
@@ -1345,239 +1288,26 @@ camera:
     }
 
     if (serve_port >= 0) {
+        struct serve_source src;
+        src.wake_fd = v.wake_fd;
+        src.take = take_frame;
+        src.user = &v;
+        src.quiet = quiet;
         catch_signals();
-        rc = serve(&v, session, dev->name, bind_addr, (uint32_t)serve_port, seconds);
-        goto out_session;
+        rc = serve_http(&src, dev->name, bind_addr, (uint32_t)serve_port, seconds);
+    } else {
+        rc = run_window(&v, &d, session, mirror, snapdir, seconds);
     }
 
-    /* The window, at the frame's size (at most 1280 wide, 720 high). */
-    memset(&st, 0, sizeof st);
-    st.struct_size = sizeof st;
-    camcore_session_get_state(session, &st);
-    {
-        SDL_Rect r = fit(1280, 720, st.format.width ? st.format.width : 640, st.format.height ? st.format.height : 480);
-        int ww = st.format.width && st.format.width <= 1280 && st.format.height <= 720 ? (int)st.format.width : r.w;
-        int wh = st.format.width && st.format.width <= 1280 && st.format.height <= 720 ? (int)st.format.height : r.h;
-        if (ww < 160 || wh < 120)
-            ww = 320, wh = 240;
-        w.window = sdl.SDL_CreateWindow("camcore view", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, ww, wh,
-                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-        font_px = wh >= 480 ? 16 : 12;
-    }
-    if (w.window)
-        w.renderer = sdl.SDL_CreateRenderer(w.window, -1, 0);
-    if (w.window == NULL || w.renderer == NULL) {
-        errorf("view cannot open a window: %s", sdl.SDL_GetError());
-        rc = EXIT_FAILED;
-        goto out_window;
-    }
-    w.font = open_font(font_px);
-
-    start = now_s();
-    rate_t0 = start;
-    while (!quit) {
-        SDL_Event ev;
-        const camcore_frame *next = NULL;
-        double t;
-        int got = sdl.SDL_WaitEventTimeout(&ev, 100);
-
-        while (got) {
-            if (ev.type == SDL_QUIT ||
-                (ev.type == SDL_WINDOWEVENT && ev.window.event == SDL_WINDOWEVENT_CLOSE)) {
-                quit = 1;
-            } else if (ev.type == SDL_KEYDOWN && !ev.key.repeat) {
-                SDL_Keycode k = ev.key.keysym.sym;
-                memset(&st, 0, sizeof st);
-                st.struct_size = sizeof st;
-                camcore_session_get_state(session, &st);
-                if (k == SDLK_ESCAPE || k == SDLK_q) {
-                    quit = 1;
-                } else if (k == SDLK_SPACE || k == SDLK_p) {
-                    status = st.paused ? camcore_session_resume_video(session) : camcore_session_pause_video(session);
-                    if (status != CAMCORE_OK)
-                        post(&v, "%s failed: %s", st.paused ? "resume" : "pause", camcore_last_error_message());
-                    else
-                        post(&v, st.paused ? "video resumed: camera on" : "video paused: camera off");
-                } else if (k == SDLK_h) {
-                    status = st.held ? camcore_session_unhold(session) : camcore_session_hold(session);
-                    if (status != CAMCORE_OK)
-                        post(&v, "%s failed: %s", st.held ? "unhold" : "hold", camcore_last_error_message());
-                    else
-                        post(&v, st.held ? "call resumed from hold" : "call on hold: camera off");
-                } else if (k == SDLK_f) {
-                    struct completion *c = completion(&v, "flip");
-                    if (camcore_session_flip(session, c ? on_done : NULL, c) != CAMCORE_OK)
-                        free(c);
-                } else if (k == SDLK_n) {
-                    next_camera(&v, d.manager, session);
-                } else if (k == SDLK_z) {
-                    change_setting(&v, d.manager, session, 1);
-                } else if (k == SDLK_r) {
-                    change_setting(&v, d.manager, session, 0);
-                } else if (k == SDLK_m) {
-                    w.mirror = !w.mirror;
-                } else if (k == SDLK_s) {
-                    snapshot(&v, shown, snapdir, &snapshots);
-                }
-            } else if (ev.type == v.wake_event) {
-                pthread_mutex_lock(&v.lock);
-                v.wake_posted = 0;
-                pthread_mutex_unlock(&v.lock);
-            }
-            got = sdl.SDL_PollEvent(&ev);
-        }
-        if (g_interrupted)
-            quit = 1;
-
-        pthread_mutex_lock(&v.lock);
-        next = v.pending;
-        v.pending = NULL;
-        pthread_mutex_unlock(&v.lock);
-        memset(&st, 0, sizeof st);
-        st.struct_size = sizeof st;
-        camcore_session_get_state(session, &st);
-        if (next && st.camera_on && !(next->flags & CAMCORE_FRAME_CORRUPTED)) {
-            if (upload(&w, next, why, sizeof why) == 0) {
-                camcore_frame_release(shown);
-                shown = next;
-                next = NULL;
-            } else {
-                static char last_why[512];
-                if (strcmp(last_why, why) != 0) {
-                    snprintf(last_why, sizeof last_why, "%s", why);
-                    post(&v, "cannot show a %s frame: %s", fourcc_text(next->fourcc, code), why);
-                }
-            }
-        }
-        camcore_frame_release(next);
-        if (!st.camera_on && shown) {
-            camcore_frame_release(shown); /* the camera is off: nothing of it stays on screen */
-            shown = NULL;
-        }
-
-        t = now_s();
-        if (t - last_title >= 0.5) {
-            uint64_t frames, ts;
-            pthread_mutex_lock(&v.lock);
-            frames = v.frames;
-            ts = v.last_ts;
-            pthread_mutex_unlock(&v.lock);
-            /* The measured rate: frames over their capture times, about once a second. */
-            if (t - rate_t0 >= 1.0 || !st.camera_on) {
-                if (!st.camera_on)
-                    rate = 0;
-                else if (rate_ts0 && ts > rate_ts0 && frames > rate_frames0)
-                    rate = (double)(frames - rate_frames0) * 1e9 / (double)(ts - rate_ts0);
-                rate_t0 = t;
-                rate_frames0 = frames;
-                rate_ts0 = st.camera_on ? ts : 0;
-            }
-            {
-                const char *name = "no camera";
-                size_t i;
-                for (i = 0; i < d.all->count; i++)
-                    if (strcmp(d.all->devices[i].id, st.device_id) == 0) {
-                        name = d.all->devices[i].name;
-                        break;
-                    }
-                if (i == d.all->count && st.device_id[0])
-                    name = st.device_id;
-                char measured[32];
-                if (rate > 0)
-                    snprintf(measured, sizeof measured, "%.1f fps", rate);
-                else
-                    snprintf(measured, sizeof measured, "measuring fps");
-                if (st.camera_on)
-                    snprintf(title, sizeof title, "camcore view: %s - %s %" PRIu32 "x%" PRIu32 " - %s", name,
-                             fourcc_text(st.format.source_fourcc ? st.format.source_fourcc : st.format.fourcc, code),
-                             st.format.width, st.format.height, measured);
-                else
-                    snprintf(title, sizeof title, "camcore view: %s - camera off (%s)", name,
-                             st.held ? "on hold" : st.paused ? "paused" : "stopped");
-            }
-            sdl.SDL_SetWindowTitle(w.window, title);
-            last_title = t;
-        }
-        if (seconds > 0 && t - start >= seconds)
-            quit = 1;
-
-        /* Draw: the picture (or the camera-off frame), then the text. */
-        {
-            int ww = 0, wh = 0, i, y;
-            SDL_Rect pic;
-            sdl.SDL_GetRendererOutputSize(w.renderer, &ww, &wh);
-            sdl.SDL_SetRenderDrawBlendMode(w.renderer, SDL_BLENDMODE_NONE);
-            sdl.SDL_SetRenderDrawColor(w.renderer, 0, 0, 0, 255);
-            sdl.SDL_RenderClear(w.renderer);
-            if (shown && w.picture) {
-                pic = fit(ww, wh, w.picture_w, w.picture_h);
-                sdl.SDL_RenderCopyEx(w.renderer, w.picture, NULL, &pic, 0, NULL,
-                                     w.mirror ? SDL_FLIP_HORIZONTAL : SDL_FLIP_NONE);
-            } else {
-                /* The camera-off frame: dark grey where the picture was. */
-                pic = fit(ww, wh, w.picture_w, w.picture_h);
-                sdl.SDL_SetRenderDrawColor(w.renderer, 40, 40, 48, 255);
-                sdl.SDL_RenderFillRect(w.renderer, &pic);
-                draw_text(&w, TEXT_OFF, st.camera_on ? "waiting for the camera" : "camera off", ww / 2,
-                          wh / 2 - font_px, 1);
-                draw_text(&w, TEXT_OFF_HINT,
-                          st.camera_on ? "" : st.held ? "on hold: h unholds" : st.paused ? "paused: space resumes" : "",
-                          ww / 2, wh / 2 + font_px / 2, 1);
-            }
-            pthread_mutex_lock(&v.lock);
-            snprintf(line, sizeof line, "dropped %" PRIu64 "  corrupted %" PRIu64 "%s", v.dropped, v.corrupted,
-                     w.mirror ? "  (mirrored)" : "");
-            y = 4;
-            for (i = 0; i < MESSAGES; i++) {
-                int k = (v.message_next + i) % MESSAGES;
-                if (v.messages[k].text[0] && v.messages[k].until > t) {
-                    char text[256];
-                    snprintf(text, sizeof text, "%s", v.messages[k].text);
-                    pthread_mutex_unlock(&v.lock);
-                    draw_text(&w, TEXT_MESSAGE + i, text, 6, y, 0);
-                    y += font_px + 6;
-                    pthread_mutex_lock(&v.lock);
-                }
-            }
-            pthread_mutex_unlock(&v.lock);
-            draw_text(&w, TEXT_STATUS, line, 6, wh - font_px - 8, 0);
-            sdl.SDL_RenderPresent(w.renderer);
-        }
-    }
-
-out_window:
-    close_window(&w);
 out_session:
     camcore_session_free(session); /* the camera off; no callback after this */
-    camcore_frame_release(shown);
     camcore_frame_release(v.pending);
 out_devices:
     free_devices(&d);
 out_sdl:
-    if (ttf.handle)
-        ttf.TTF_Quit();
-    if (sdl.handle)
-        sdl.SDL_Quit();
+    close_sdl();
     if (v.wake_fd >= 0)
         close(v.wake_fd);
     pthread_mutex_destroy(&v.lock);
     return rc;
 }
-
-#else /* no SDL2 headers at build time */
-
-const char view_usage[] =
-    "usage: " PROGRAM " view [DEVICE] [OPTIONS]\n"
-    "\n"
-    "Shows the camera live in a window. This " PROGRAM " was built without SDL2\n"
-    "(libsdl2-dev): install it and rebuild the tool to use `view`.\n";
-
-int cmd_view(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    errorf("view: this " PROGRAM " was built without SDL2; install libsdl2-dev and rebuild it");
-    return EXIT_FAILED;
-}
-
-#endif
