@@ -44,7 +44,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: docs wheel wheel-bundled bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
+.PHONY: plugin docs wheel wheel-bundled bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 # SwiftPM does not track the header of the [system] module CCamCore
@@ -63,9 +63,11 @@ lib:
 # directory under PREFIX is written relative to it, so a DESTDIR tree or a
 # moved prefix still works.
 REL = $$(realpath -m -s --relative-to='$(1)' '$(2)')
-install: lib
+install: lib plugin
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(CMAKEDIR)
 	install -m 0755 .build/release/libcamcore.so $(DESTDIR)$(LIBDIR)/$(LIBNAME)
+	if [ -f $(PLUGIN) ]; then install -d $(DESTDIR)$(LIBDIR)/camcore && \
+		install -m 0755 $(PLUGIN) $(DESTDIR)$(LIBDIR)/camcore/libcamcore-libcamera.so; fi
 	$(if $(STRIP),$(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/$(LIBNAME))
 	ln -sf $(LIBNAME) $(DESTDIR)$(LIBDIR)/libcamcore.so.$(SOVER)
 	ln -sf libcamcore.so.$(SOVER) $(DESTDIR)$(LIBDIR)/libcamcore.so
@@ -84,6 +86,23 @@ install: lib
 	$(MAKE) -C tools/camcore install DESTDIR=$(DESTDIR) BINDIR=$(BINDIR) MANDIR=$(MANDIR) \
 		BASHCOMPLETIONDIR=$(BASHCOMPLETIONDIR) \
 		PKG_CONFIG_PATH=$(DESTDIR)$(PKGCONFIGDIR) PKG_CONFIG_SYSROOT_DIR=$(DESTDIR)
+
+# The libcamera plugin (SPEC S41): camcore's C++ glue over the system's
+# libcamera (libcamera-dev; its API changes with every release, so it is
+# built here against the one installed), installed as
+# $(LIBDIR)/camcore/libcamcore-libcamera.so and loaded by libcamcore at run
+# time. Without libcamera-dev it is skipped with a note, and libcamcore's
+# libcamera backend says the plugin is missing.
+PLUGIN_SRC := Sources/CLibcamera/plugin/cclc_plugin.cpp Sources/CLibcamera/include/cclc.h
+PLUGIN     := build/plugin/libcamcore-libcamera.so
+plugin:
+	@if pkg-config --exists libcamera; then $(MAKE) --no-print-directory $(PLUGIN); else \
+		echo "note: libcamera-dev not found: the libcamera plugin (S41) is not built"; rm -f $(PLUGIN); fi
+$(PLUGIN): $(PLUGIN_SRC)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -ISources/CLibcamera/include \
+		$$(pkg-config --cflags libcamera) Sources/CLibcamera/plugin/cclc_plugin.cpp -o $@ \
+		$$(pkg-config --libs libcamera) -Wl,-soname,libcamcore-libcamera.so
 
 # A staging install inside the tree, used by the examples and tests.
 stage:

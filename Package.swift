@@ -49,6 +49,12 @@ let package = Package(
             name: "CPortal", path: "Sources/CPortal",
             cSettings: [.unsafeFlags(["-I/usr/include/dbus-1.0", "-I/usr/lib/\(multiarch)/dbus-1.0/include"])],
             linkerSettings: [.linkedLibrary("dl")]),
+        // The libcamera plugin's C interface and its loader (SPEC S41): the
+        // plugin itself (plugin/, C++ against libcamera-dev) is built by the
+        // Makefile and dlopen'ed at run time; libcamcore never links libcamera.
+        .target(
+            name: "CLibcamera", path: "Sources/CLibcamera", exclude: ["plugin"],
+            linkerSettings: [.linkedLibrary("dl")]),
         // The engine: pure Swift, no C-ABI types in its API.
         // Debug (test) builds let tests replace open/ioctl/mmap (Platform/
         // Syscalls.swift) to drive errno mapping on the host; release has no hooks.
@@ -56,7 +62,7 @@ let package = Package(
         // test builds keep them): on the frame path they were ~100 of the
         // engine's ~1,000 instructions per frame (swift_beginAccess on the
         // capture loop's captured state, bench row 1).
-        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG", "CPipeWire", "CPortal"],
+        .target(name: "CamCore", dependencies: ["CV4L2", "CUdev", "CYuv", "CTurboJPEG", "CPipeWire", "CPortal", "CLibcamera"],
                 swiftSettings: [.define("CAMCORE_SYSCALL_HOOKS", .when(configuration: .debug)),
                                 .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // Only the @_cdecl exports and handle boxing.

@@ -55,7 +55,8 @@
  * that reads it (camcore_manager_new() checks all of them; capture starts
  * read CAMCORE_CAPTURE_DMABUF again). Words match in any case, with no
  * surrounding spaces.
- * - CAMCORE_BACKEND: auto, v4l2, pipewire, both (camcore_manager_config.backend).
+ * - CAMCORE_BACKEND: auto, v4l2, pipewire, both, libcamera
+ *   (camcore_manager_config.backend).
  * - CAMCORE_PORTAL: auto, never, always (camcore_manager_config.portal).
  * - CAMCORE_SYNTHETIC_CAMERA: 0, 1, 2 (synthetic cameras), or a flag word
  *   below (on = 1).
@@ -63,6 +64,8 @@
  *   (flags): 1, true, yes, on, or 0, false, no, off.
  * - CAMCORE_PIPEWIRE_LIBRARY, CAMCORE_DBUS_LIBRARY: a library file to load
  *   instead of libpipewire-0.3.so.0 / libdbus-1.so.3, taken as it is.
+ * - CAMCORE_LIBCAMERA_PLUGIN: camcore's libcamera plugin to load instead
+ *   of camcore/libcamcore-libcamera.so beside libcamcore (S41).
  *
  * Errors: every status is an `int`; 0 is CAMCORE_OK, failures are the
  * negative, stable CAMCORE_E_* codes. camcore_strerror() names a code;
@@ -344,10 +347,12 @@ typedef struct camcore_manager_config {
     /**
      * Which backends cameras are listed from (S33), a camcore_backend
      * value. CAMCORE_BACKEND_AUTO (the default) defers to the environment
-     * variable CAMCORE_BACKEND ("auto", "v4l2", "pipewire", "both") when
-     * it is set, and otherwise means PipeWire inside a sandbox (Flatpak,
-     * Snap) and V4L2 elsewhere. Added in 0.1: a struct_size that ends
-     * before it reads as AUTO.
+     * variable CAMCORE_BACKEND ("auto", "v4l2", "pipewire", "both",
+     * "libcamera") when it is set, and otherwise means PipeWire inside a
+     * sandbox (Flatpak, Snap) and V4L2 elsewhere, with libcamera's cameras
+     * too once the V4L2 listing meets a media-pipeline node (S40, S41: so a
+     * machine with plain webcams never starts libcamera). Added in 0.1: a
+     * struct_size that ends before it reads as AUTO.
      */
     int32_t backend;
     /**
@@ -395,10 +400,19 @@ typedef enum camcore_permission {
 
 /** Backends (camcore_manager_config.backend, S32, S33). \since 0.1 */
 typedef enum camcore_backend {
-    CAMCORE_BACKEND_AUTO = 0,     /**< PipeWire in a sandbox, else V4L2 */
+    CAMCORE_BACKEND_AUTO = 0,     /**< PipeWire in a sandbox, else V4L2 (and libcamera once V4L2 meets a media-pipeline node, S40) */
     CAMCORE_BACKEND_V4L2 = 1,     /**< V4L2 device nodes only */
     CAMCORE_BACKEND_PIPEWIRE = 2, /**< PipeWire camera nodes only (libpipewire loaded at run time) */
-    CAMCORE_BACKEND_BOTH = 3      /**< both; a PipeWire node over a listed V4L2 device is listed once, as that device */
+    CAMCORE_BACKEND_BOTH = 3,     /**< every backend; a camera several reach is listed once (S42): a PipeWire node over a listed V4L2 device as that device, a UVC camera libcamera also reaches as the V4L2 device */
+    /**
+     * libcamera's cameras (S41): media-pipeline cameras (MIPI sensors behind
+     * an ISP or CSI receiver; vimc) through camcore's libcamera plugin
+     * (camcore/libcamcore-libcamera.so beside libcamcore, or
+     * CAMCORE_LIBCAMERA_PLUGIN), loaded at run time: without it or
+     * libcamera, listing finds nothing and opening gives
+     * CAMCORE_E_NOT_SUPPORTED with the reason. \since 0.2
+     */
+    CAMCORE_BACKEND_LIBCAMERA = 4
 } camcore_backend;
 
 /**

@@ -79,7 +79,7 @@ void command_usage(const char *usage, FILE *out)
 
 int common_option(const char *command, const char *usage, int c, char **argv)
 {
-    static const char *const backends[] = {"auto", "v4l2", "pipewire", "both"};
+    static const char *const backends[] = {"auto", "v4l2", "pipewire", "both", "libcamera"};
     static const char *const portals[] = {"auto", "never", "always"};
     int k;
 
@@ -91,10 +91,10 @@ int common_option(const char *command, const char *usage, int c, char **argv)
         g_json = 1;
         return OPTION_NEXT;
     case OPT_BACKEND:
-        for (k = 0; k < 4 && strcmp(optarg, backends[k]) != 0; k++)
+        for (k = 0; k < 5 && strcmp(optarg, backends[k]) != 0; k++)
             ;
-        if (k == 4)
-            return usage_error("--backend '%s': one of auto, v4l2, pipewire, both", optarg);
+        if (k == 5)
+            return usage_error("--backend '%s': one of auto, v4l2, pipewire, both, libcamera", optarg);
         g_backend = k;
         return OPTION_NEXT;
     case OPT_PORTAL:

@@ -11,9 +11,12 @@ public enum BackendChoice: String, Sendable, CaseIterable {
     case auto
     case v4l2
     case pipewire
-    /// Both; a PipeWire camera that wraps a listed V4L2 device is listed
-    /// once, as the V4L2 device.
+    /// Every backend; a camera several reach is listed once (S42): a
+    /// PipeWire camera that wraps a listed V4L2 device as the V4L2 device,
+    /// a camera libcamera reaches through a video node (UVC) as V4L2's.
     case both
+    /// libcamera's cameras only (S41; the plugin loaded at run time).
+    case libcamera
 
     /// The choice in CAMCORE_BACKEND; nil when unset or empty. Errors:
     /// invalidArgument for any other name (Environment).
@@ -98,11 +101,26 @@ public final class Manager: @unchecked Sendable {
         Manager.warmUp()
         let env = try Environment.syntheticCount() ?? 0
         let count = max(config.syntheticCount, env)
-        let choice = (config.backend == .auto ? try BackendChoice.fromEnvironment() ?? .auto : config.backend).resolved
+        let asked = config.backend == .auto ? try BackendChoice.fromEnvironment() ?? .auto : config.backend
+        let choice = asked.resolved
         backend = choice
         var sources: [CameraSource] = []
         var portal: CameraPortal?
-        if choice == .v4l2 || choice == .both { sources.append(V4L2Source()) }
+        if choice == .v4l2 || choice == .both {
+            let v4l2 = V4L2Source()
+            sources.append(v4l2)
+            // S41: libcamera beside V4L2, for `both`, and for `auto` once V4L2
+            // met a media-pipeline node (so plain webcams never start
+            // libcamera); cameras it reaches through a video node stay
+            // V4L2's (S42).
+            if choice == .both {
+                sources.append(LibcameraSource(gate: nil, skipVideoNodeCameras: true))
+            } else if asked == .auto {
+                let gate: @Sendable () -> Bool = { [unowned v4l2] in v4l2.hasMediaPipeline }
+                sources.append(LibcameraSource(gate: gate, skipVideoNodeCameras: true))
+            }
+        }
+        if choice == .libcamera { sources.append(LibcameraSource()) }
         if choice == .pipewire || choice == .both {
             let via = config.portal == .auto ? try PortalChoice.fromEnvironment() ?? .auto : config.portal
             if config.pipeWireFD >= 0 {
@@ -194,6 +212,10 @@ public final class Manager: @unchecked Sendable {
             if let h = sources.first(where: { id.hasPrefix($0.idPrefix) })?.hiddenDevices().first(where: { $0.id == id }),
                let why = h.hiddenReason {
                 throw .notSupported("\(id) (\(h.node), \(h.name)) is not a camera camcore opens: \(why)")
+            }
+            if let lc = sources.first(where: { id.hasPrefix($0.idPrefix) }) as? LibcameraSource,
+               let why = lc.unavailableReason {
+                throw .notSupported("\(id) cannot be reached: \(why)")
             }
             if let portal, id.hasPrefix("pipewire:"), portal.permission != .granted {
                 throw .access("camera access through the portal is \(portal.permission.name) (\(portal.detail)), so \"\(id)\" cannot be reached")

@@ -19,8 +19,15 @@ final class V4L2Source: CameraSource, @unchecked Sendable {
         Sighting(syspath: syspath, info: d, identity: Sys.nodeIdentity(syspath: syspath, devnode: d.node))
     }
 
+    /// The last listing met a media-pipeline node (S40): there is a camera
+    /// only libcamera reaches (the `auto` choice then asks libcamera too).
+    private let sawMediaPipeline = Atomic<Bool>(false)
+    var hasMediaPipeline: Bool { sawMediaPipeline.load(ordering: .acquiring) }
+
     func devices() -> [DeviceInfo] {
-        let found = DeviceEnumerator.captureDevicesWithSyspaths()
+        let everything = DeviceEnumerator.captureDevicesWithSyspaths(includeHidden: true)
+        sawMediaPipeline.store(everything.contains { $0.0.hiddenReason != nil }, ordering: .releasing)
+        let found = everything.filter { $0.0.hiddenReason == nil }
         var known: [String: Sighting] = [:]
         for (d, p) in found { known[d.id] = V4L2Source.sighting(d, p) }
         seen.withLock { $0 = known }

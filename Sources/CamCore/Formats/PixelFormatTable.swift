@@ -147,6 +147,37 @@ public enum PixelFormatTable {
     /// Every entry, grouped by family as in the table below.
     public static var all: [PixelFormatInfo] { index.entries }
 
+    // MARK: - libcamera's pixel formats (DRM FourCCs)
+
+    /// libcamera names pixel formats by DRM FourCC and DRM's byte order:
+    /// its BGR888 ('BG24') holds R, G, B in memory, which is V4L2's RGB24
+    /// ('RGB3'), and RGB888 ('RG24') is V4L2's BGR24 (libcamera's
+    /// formats.cpp pairs them the same way). Formats whose codes mean the
+    /// same bytes in both (YUYV, NV12, XR24, AB24, Bayer...) map to
+    /// themselves. (DRM code, V4L2 code.)
+    private static let drmPairs: [(drm: FourCC, v4l2: FourCC)] = [
+        (FourCC("BG24"), .rgb24), (FourCC("RG24"), .bgr24),
+        (FourCC("XR24"), FourCC("XR24")), (FourCC("AR24"), FourCC("AR24")),
+        (FourCC("XB24"), FourCC("XB24")), (FourCC("AB24"), FourCC("AB24")),
+        (FourCC("RX24"), FourCC("RX24")), (FourCC("BX24"), FourCC("BX24")),
+        (FourCC("YUYV"), .yuyv), (FourCC("YVYU"), .yvyu), (FourCC("UYVY"), .uyvy), (FourCC("VYUY"), .vyuy),
+        (FourCC("NV12"), .nv12), (FourCC("NV21"), .nv21), (FourCC("NV16"), .nv16), (FourCC("NV61"), .nv61),
+        (FourCC("NV24"), FourCC("NV24")), (FourCC("NV42"), FourCC("NV42")),
+        (FourCC("YU12"), .i420), (FourCC("YV12"), .yv12), (FourCC("YU16"), .yuv422p),
+        (FourCC("MJPG"), .mjpeg),
+        (FourCC("R8  "), .grey), (FourCC("R10 "), FourCC("Y10 ")), (FourCC("R12 "), FourCC("Y12 ")),
+        (FourCC("R16 "), FourCC("Y16 ")),
+        (FourCC("BA81"), FourCC("BA81")), (FourCC("GBRG"), FourCC("GBRG")),
+        (FourCC("GRBG"), FourCC("GRBG")), (FourCC("RGGB"), FourCC("RGGB")),
+    ]
+
+    /// The V4L2 FourCC whose bytes a libcamera (DRM) pixel format holds; nil
+    /// for one camcore has no name for.
+    public static func v4l2FourCC(drm: FourCC) -> FourCC? { drmPairs.first { $0.drm == drm }?.v4l2 }
+
+    /// The libcamera (DRM) pixel format holding a V4L2 FourCC's bytes.
+    public static func drmFourCC(v4l2: FourCC) -> FourCC? { drmPairs.first { $0.v4l2 == v4l2 }?.drm }
+
     // MARK: - Index
 
     private static let index = Index(entries)

@@ -434,10 +434,11 @@ class camcore_hotplug_callbacks(Structure):
         ("on_permission", ON_PERMISSION),
     ]
 
-#: Where cameras come from (camcore_backend values in this order, S33): "auto"
-#: (PipeWire inside a sandbox, else V4L2), "v4l2", "pipewire" or "both".
-BACKENDS = ("auto", "v4l2", "pipewire", "both")
-BACKEND_AUTO, BACKEND_V4L2, BACKEND_PIPEWIRE, BACKEND_BOTH = range(4)
+#: Where cameras come from (camcore_backend values in this order, S33, S41): "auto"
+#: (PipeWire inside a sandbox, else V4L2, and libcamera when a media-pipeline
+#: camera is there), "v4l2", "pipewire", "both" (every backend) or "libcamera".
+BACKENDS = ("auto", "v4l2", "pipewire", "both", "libcamera")
+BACKEND_AUTO, BACKEND_V4L2, BACKEND_PIPEWIRE, BACKEND_BOTH, BACKEND_LIBCAMERA = range(5)
 #: When PipeWire is reached through the camera portal (camcore_portal values in
 #: this order, S35: a sandboxed app asks the portal for camera access).
 PORTALS = ("auto", "never", "always")
