@@ -392,14 +392,25 @@ def test_S33_backend_choice_without_pipewire(synth_id):
         with camcore.Manager(synthetic=True, backend="pipewire") as m:
             frames = m.open("synthetic:0").capture(2, width=160, height=120)
             print("frames", len(frames))
+        with camcore.Manager(synthetic=True, backend="libcamera") as m:
+            frames = m.open("synthetic:0").capture(2, width=160, height=120)
+            print("frames", len(frames))
+            try:
+                m.open("libcamera:platform/vimc.0 Sensor B")
+            except camcore.NotSupportedError as e:
+                print("libcamera:", "plugin is not available" in str(e))
     """)
-    r = run_python(code, env_extra={"CAMCORE_PIPEWIRE_LIBRARY": "/nonexistent/libpipewire-0.3.so.0"})
+    # Neither PipeWire nor libcamera (S33, S41): both are loaded at run time.
+    r = run_python(code, env_extra={"CAMCORE_PIPEWIRE_LIBRARY": "/nonexistent/libpipewire-0.3.so.0",
+                                    "CAMCORE_LIBCAMERA_PLUGIN": "/nonexistent/libcamcore-libcamera.so"})
     assert r.returncode == 0, r.stderr
     lines = r.stdout.split("\n")
-    # No PipeWire: the PipeWire backend lists nothing, V4L2 (none here) and
-    # the synthetic camera are unaffected, and nothing crashes.
-    assert lines[:5] == ["auto ['synthetic']", "v4l2 ['synthetic']", "pipewire ['synthetic']",
-                         "both ['synthetic']", "frames 2"], r.stdout
+    # No PipeWire, no libcamera: those backends list nothing, V4L2 (none
+    # here) and the synthetic camera are unaffected, nothing crashes, and
+    # opening a libcamera id says why.
+    assert lines[:8] == ["auto ['synthetic']", "v4l2 ['synthetic']", "pipewire ['synthetic']",
+                         "both ['synthetic']", "libcamera ['synthetic']", "frames 2", "frames 2",
+                         "libcamera: True"], r.stdout
     with pytest.raises(camcore.InvalidArgError):
         camcore.Manager(backend="gstreamer")
 
