@@ -359,8 +359,8 @@ typedef struct camcore_manager_config {
      * A PipeWire remote fd the app already holds (e.g. from the camera
      * portal's OpenPipeWireRemote), used instead of the default socket;
      * -1 (the default) for none. Duplicated: the app keeps its fd. An fd
-     * that is not open, or not a socket, is refused by
-     * camcore_manager_new() with CAMCORE_E_INVALID_ARG.
+     * that is not open, or not a socket, and any other negative value are
+     * refused by camcore_manager_new() with CAMCORE_E_INVALID_ARG.
      */
     int32_t pipewire_fd;
     /**
@@ -1397,9 +1397,11 @@ int camcore_capturer_open(camcore_manager *manager, const char *device_id,
  * thread learns of the close: the fd turns readable, and a pull reader
  * blocked in camcore_capturer_acquire_frame() returns CAMCORE_E_STATE
  * ("closed"). When the frame fd was handed out, the fd stays open and
- * readable, and the handle known as closed, until the next call on the
- * handle: that call returns CAMCORE_E_STATE ("closed"), and then the fd is
- * closed and the handle forgotten (later calls: CAMCORE_E_INVALID_ARG).
+ * readable, and the handle known as closed, until the next call that
+ * reaches the handle (a call refused for a NULL argument does not): that
+ * call returns CAMCORE_E_STATE ("closed") and the handle is forgotten
+ * (later calls: CAMCORE_E_INVALID_ARG); the fd is closed then, or once the
+ * last frame acquired from the capturer is released.
  * So an epoll or asyncio loop, which forgets an fd the moment it is
  * closed, still wakes. A second camcore_capturer_close() or
  * camcore_manager_free() also ends it, and at most 16 such closed handles
@@ -1526,14 +1528,18 @@ int camcore_capturer_next_frame(camcore_capturer *capturer, int32_t timeout_ms, 
  * it. At camcore_capturer_stop(), at camcore_capturer_close() and when
  * streaming ends on its own it turns readable and stays so; acquire then
  * returns CAMCORE_E_STATE ("stopped" or "closed") or the error that ended
- * streaming. It stays valid until the capturer is started again, or, after
- * camcore_capturer_close(), until the next call on the handle (see there):
- * a waiter in another thread always wakes to learn of the close.
+ * streaming. It is one fd for the capturer's whole life: a new
+ * camcore_capturer_start_pull() keeps it (a wake left from the earlier
+ * capture is cleared by the first acquire that finds nothing), and after
+ * camcore_capturer_close() it stays open until the next call on the handle
+ * (see there): a waiter in another thread always wakes to learn of a stop
+ * or a close. Asked for after the close began, it is refused
+ * (CAMCORE_E_STATE).
  *
  * \param capturer a capturer started with camcore_capturer_start_pull().
  * \param fd       receives the fd.
  * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG, CAMCORE_E_STATE (not started in
- *          pull mode).
+ *          pull mode, or closed).
  * \threadsafety Safe from any thread.
  * \since 0.1
  */

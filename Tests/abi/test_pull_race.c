@@ -21,6 +21,11 @@
  *        64x48 with plane 0 readable to its end; every reader got frames
  *   S36  after the storm the capturer is still usable: a last start_pull
  *        gives frames with rising sequence numbers
+ *   S31  stop, and close, racing start_pull on another thread never hang
+ *        (before: the capture thread of a start that had not yet recorded
+ *        its pull queue was joined without being told to end)
+ *   S36  get_frame_fd racing close either refuses (closed) or hands out an
+ *        fd that is open (before: the fd could be closed as returned)
  *
  * The last line is "N passed, M failed"; exit 0 only if M is 0.
  *
@@ -30,6 +35,7 @@
 
 #include "testlib.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +231,132 @@ static int storm(int readers_per_kind, unsigned cycles, unsigned max_seconds)
 }
 
 static int child_one_reader_each(void) { return storm(1, 1500, 12); }
+
+/* stop (or close) racing start_pull on another thread: before the fix the
+ * pull queue was recorded after start_pull let go of the capturer's lock,
+ * so a stop in that window joined a capture thread nobody told to end. */
+struct starter {
+    camcore_capturer *c;
+    volatile int done;
+    unsigned starts;
+};
+
+static void *start_loop(void *arg)
+{
+    struct starter *s = arg;
+    camcore_capture_config cfg = config_for(YUYV, WIDTH, HEIGHT, 120);
+    while (!s->done) {
+        if (camcore_capturer_start_pull(s->c, &cfg, 2) == CAMCORE_OK)
+            s->starts++;
+    }
+    return NULL;
+}
+
+static int child_stop_races_start_pull(void)
+{
+    struct starter s;
+    pthread_t th;
+    unsigned i;
+    int failed = 0;
+
+    memset(&s, 0, sizeof s);
+    if (camcore_capturer_open(g_manager, g_id, &s.c) != CAMCORE_OK)
+        return 1;
+    pthread_create(&th, NULL, start_loop, &s);
+    for (i = 0; i < 2000; i++) {
+        int st = camcore_capturer_stop(s.c);
+        if (st != CAMCORE_OK) {
+            printf("stop %u: %d %s\n", i, st, camcore_last_error_message());
+            failed = 1;
+        }
+    }
+    s.done = 1;
+    pthread_join(th, NULL);
+    camcore_capturer_close(s.c);
+    printf("2000 stops against %u starts\n", s.starts);
+    return failed || s.starts == 0;
+}
+
+static void *start_once(void *arg)
+{
+    struct starter *s = arg;
+    camcore_capture_config cfg = config_for(YUYV, WIDTH, HEIGHT, 120);
+    if (camcore_capturer_start_pull(s->c, &cfg, 2) == CAMCORE_OK)
+        s->starts++;
+    return NULL;
+}
+
+static int child_close_races_start_pull(void)
+{
+    unsigned i, starts = 0;
+
+    for (i = 0; i < 300; i++) {
+        struct starter s;
+        pthread_t th;
+        memset(&s, 0, sizeof s);
+        if (camcore_capturer_open(g_manager, g_id, &s.c) != CAMCORE_OK)
+            return 1;
+        pthread_create(&th, NULL, start_once, &s);
+        if (i % 3)
+            sleep_ms(i % 2);
+        camcore_capturer_close(s.c);
+        pthread_join(th, NULL);
+        starts += s.starts;
+    }
+    printf("300 closes racing start_pull (%u starts got in first)\n", starts);
+    return 0;
+}
+
+/* get_frame_fd racing close: an fd handed out is open when it is handed out
+ * (before: the close could forget the handle between its check and the
+ * hand-out, and the fd was closed as it was returned). */
+struct fdgrab {
+    camcore_capturer *c;
+    int32_t fd;
+    int status;
+    int open_then;
+};
+
+static void *grab_fd(void *arg)
+{
+    struct fdgrab *g = arg;
+    g->status = camcore_capturer_get_frame_fd(g->c, &g->fd);
+    g->open_then = g->status == CAMCORE_OK && (fcntl(g->fd, F_GETFD) != -1);
+    return NULL;
+}
+
+static int child_get_frame_fd_races_close(void)
+{
+    camcore_capture_config cfg = config_for(YUYV, WIDTH, HEIGHT, 120);
+    unsigned i, handed = 0, refused = 0, bad = 0;
+
+    for (i = 0; i < 1500; i++) {
+        struct fdgrab g;
+        pthread_t th;
+        const camcore_frame *f = NULL;
+        memset(&g, 0, sizeof g);
+        if (camcore_capturer_open(g_manager, g_id, &g.c) != CAMCORE_OK ||
+            camcore_capturer_start_pull(g.c, &cfg, 2) != CAMCORE_OK)
+            return 1;
+        pthread_create(&th, NULL, grab_fd, &g);
+        camcore_capturer_close(g.c);
+        pthread_join(th, NULL);
+        if (g.status == CAMCORE_OK) {
+            handed++;
+            if (!g.open_then)
+                bad++;
+            /* the next call learns of the close and lets the fd go */
+            camcore_capturer_acquire_frame(g.c, 0, &f);
+        } else if (g.status == CAMCORE_E_STATE || g.status == CAMCORE_E_INVALID_ARG) {
+            refused++;
+        } else {
+            printf("get_frame_fd: %d\n", g.status);
+            bad++;
+        }
+    }
+    printf("1500 get_frame_fd racing close: %u handed out, %u refused, %u bad\n", handed, refused, bad);
+    return bad != 0;
+}
 static int child_three_readers_each(void) { return storm(3, 1500, 12); }
 
 static const char *setup(void)
@@ -242,6 +374,12 @@ static const struct testlib_test tests[] = {
                   "a next_frame and an acquire reader race 1500 stop/start cycles, no crash, only OK/TIMEOUT/STATE"),
     TESTLIB_CHILD("test_S36_readers_race_stop_start_3_each", child_three_readers_each,
                   "3 next_frame and 3 acquire readers race 1500 stop/start cycles, no crash, only OK/TIMEOUT/STATE"),
+    TESTLIB_CHILD("test_S31_stop_races_start_pull", child_stop_races_start_pull,
+                  "2000 stops racing start_pull on another thread: no hang"),
+    TESTLIB_CHILD("test_S31_close_races_start_pull", child_close_races_start_pull,
+                  "300 closes racing start_pull on another thread: no hang"),
+    TESTLIB_CHILD("test_S36_get_frame_fd_races_close", child_get_frame_fd_races_close,
+                  "an fd get_frame_fd hands out while a close runs is open when handed out"),
 };
 
 static const struct testlib_suite suite = {

@@ -318,6 +318,26 @@ static void test_S33_environment_junk_is_refused_by_manager_new(void)
     refused("CAMCORE_CAPTURE_DMABUF", "junk", "junk");
     refused("CAMCORE_LIBV4L2", "maybe", "maybe");
 
+    {
+        /* Shown byte by byte, 40 at most: a right-to-left override
+         * (U+202E), a CSI (U+009B) and 100,000 combining accents reach
+         * the message as \xNN escapes, never raw. */
+        static char accents[200003];
+        size_t k;
+        CHECK(manager_with_env("CAMCORE_BACKEND", "v4l2\xe2\x80\xae\xc2\x9b", 0, NULL, msg, sizeof msg) ==
+                  CAMCORE_E_INVALID_ARG && strstr(msg, "v4l2\\xe2\\x80\\xae\\xc2\\x9b") &&
+                  !strstr(msg, "\xe2\x80\xae"),
+              "control characters escaped: %s", msg);
+        accents[0] = 'a';
+        for (k = 1; k + 1 < sizeof accents; k += 2) {
+            accents[k] = (char)0xcc;
+            accents[k + 1] = (char)0x81;
+        }
+        accents[sizeof accents - 1] = 0;
+        k = (size_t)manager_with_env("CAMCORE_SYNTHETIC_CAMERA", accents, 0, NULL, msg, sizeof msg);
+        CHECK((int)k == CAMCORE_E_INVALID_ARG && strlen(msg) < 400 && strstr(msg, "(cut; 2000"),
+              "100,000 combining accents: a short message (%zu bytes): %s", strlen(msg), msg);
+    }
     CHECK_STATUS(manager_with_env("CAMCORE_BACKEND", "V4L2", 0, NULL, msg, sizeof msg), CAMCORE_OK,
                  "CAMCORE_BACKEND=V4L2 (any case)");
     CHECK_STATUS(manager_with_env("CAMCORE_BACKEND", "", 0, NULL, msg, sizeof msg), CAMCORE_OK,
@@ -359,6 +379,8 @@ static void test_S31_include_synthetic_and_pipewire_fd_checked(void)
     close(p[1]);
     mc.pipewire_fd = p[1]; /* closed now */
     CHECK_STATUS(camcore_manager_new(&mc, &m), CAMCORE_E_INVALID_ARG, "pipewire_fd not open");
+    mc.pipewire_fd = -2;
+    CHECK_STATUS(camcore_manager_new(&mc, &m), CAMCORE_E_INVALID_ARG, "pipewire_fd -2 (only -1 means none)");
 }
 
 static int start_with_dmabuf_env(const char *value, char *msg, size_t n)

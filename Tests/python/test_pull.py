@@ -348,3 +348,81 @@ def test_S36_one_timeout_rule_inf_waits_nan_is_refused(cap):
         with pytest.raises(camcore.InvalidArgValueError):
             list(cap.frames(1, fps=60, timeout=bad, **SMALL))
     assert [f.width for f in cap.frames(1, fps=60, **SMALL)] == [160]   # still usable
+
+
+def test_S36_a_second_aframes_task_ends_the_first_with_state_error(cap):
+    """Two tasks: the second aframes() takes the capturer over; the first,
+    waiting on the frame fd, ends at once with StateError (before: it waited
+    on an fd the new start had closed, forever or until its timeout)."""
+    async def main():
+        outcome = {}
+
+        async def first():
+            try:
+                async for f in cap.aframes(None, fps=2, timeout=None, **SMALL):
+                    outcome.setdefault("first_frame", f.sequence)
+            except camcore.StateError as e:
+                outcome["first"] = ("StateError", str(e))
+
+        async def second():
+            while "first_frame" not in outcome:
+                await asyncio.sleep(0.01)
+            n = 0
+            async for f in cap.aframes(3, fps=30, **SMALL):
+                n += 1
+            outcome["second"] = n
+
+        await asyncio.wait_for(asyncio.gather(first(), second()), 10)
+        return outcome
+    outcome = asyncio.run(main())
+    assert outcome.get("second") == 3, outcome
+    assert outcome.get("first", ("",))[0] == "StateError" and "took the capturer over" in outcome["first"][1], outcome
+
+
+def test_S36_frames_take_over_across_threads_never_stops_the_new_loop(cap):
+    """A loop abandoned on one thread while another thread starts a new loop:
+    the old loop's end must not stop the new capture (before: 1 in 5)."""
+    import threading
+    errors = []
+    for i in range(20):
+        old = cap.frames(None, fps=60, **SMALL)
+        next(old)
+
+        def close_old():
+            old.close()
+        t = threading.Thread(target=close_old)
+        t.start()
+        try:
+            got = [f.sequence for f in cap.frames(3, fps=60, **SMALL)]
+            if len(got) != 3:
+                errors.append((i, got))
+        except camcore.StateError as e:
+            errors.append((i, str(e)))
+        t.join()
+    assert not errors, errors
+
+
+def test_S36_one_timeout_rule_everywhere(cap, manager, synth_id):
+    import decimal
+    import fractions
+    import numpy as np
+    # Any real number >= 0 is seconds; huge ones mean no limit.
+    for t in (np.float32(2.5), np.int64(3), decimal.Decimal("2.5"), fractions.Fraction(5, 2), 1e300, 2 ** 70):
+        assert [f.width for f in cap.frames(1, fps=60, timeout=t, **SMALL)] == [160], t
+    assert len(cap.capture(1, fps=60, timeout=1e300, width=160, height=120)) == 1
+    assert len(cap.capture(1, fps=60, timeout=2 ** 70, width=160, height=120)) == 1
+    # A tiny positive timeout waits at least 1 ms, in aframes as in frames.
+
+    async def one():
+        async for f in cap.aframes(1, fps=60, timeout=5e-324, **SMALL):
+            return f.width
+    try:
+        asyncio.run(one())
+    except camcore.CamcoreTimeoutError:
+        pass
+    # Sessions check before anything is queued.
+    with manager.session(synth_id, width=160, height=120) as s:
+        for bad in (float("nan"), -1, "x"):
+            with pytest.raises(camcore.InvalidArgValueError):
+                s.stop(timeout=bad)
+        s.stop(timeout=float("inf"))                   # no limit: waits for the completion

@@ -58,6 +58,11 @@ public final class Capturer: @unchecked Sendable {
     public let controls: CameraControls
     /// The pull queue of the last `startPull` (S36); nil when started with callbacks.
     private let puller = Mutex<FramePuller?>(nil)
+    /// The frame fd (S36): one eventfd for the capturer's whole life, shared
+    /// by every pull start, so restarting never closes an fd a waiter may
+    /// hold; and whether the app was given it.
+    private struct FrameFD { var waker: Waker?; var handedOut = false }
+    private let frameFDState = Mutex(FrameFD())
 
     init(device: DeviceInfo, backend: CaptureBackend) {
         self.device = device
@@ -205,6 +210,10 @@ public final class Capturer: @unchecked Sendable {
                     conversion?.pool.finishStreaming()
                 }
                 session.withLock { $0.thread = thread; $0.waker = waker; $0.format = fmt }
+                // Recorded under `operations`, with the thread: a stop or
+                // close that comes next finds the queue to stop (else its
+                // join waited for a capture thread nobody told to end).
+                if let pull { puller.withLock { $0 = pull } }
             } catch {
                 running.store(false, ordering: .releasing)
                 backend.stop()
@@ -220,7 +229,11 @@ public final class Capturer: @unchecked Sendable {
     /// starve it. Errors: as `start`, and invalidArgument (depth).
     @discardableResult
     public func startPull(_ request: CaptureRequest, depth: Int = 2) throws(CamError) -> FramePuller {
-        let p = try FramePuller(depth: depth) { [weak self] in
+        let fd = try frameFDState.withLock { f throws(CamError) -> FrameFD in
+            if f.waker == nil { f.waker = try Waker() }
+            return f
+        }
+        let p = try FramePuller(depth: depth, ready: fd.waker, fdHandedOut: fd.handedOut) { [weak self] in
             self?.counters.withLock { c in
                 c.stats.delivered &-= 1
                 c.stats.dropped += 1
@@ -229,8 +242,19 @@ public final class Capturer: @unchecked Sendable {
         var r = request
         r.bufferCount = p.buffersNeeded(r.bufferCount)
         try startStream(r, onFrame: { p.deliver($0) }, onError: { p.fail($0) }, onStall: nil, thread: "camcore-pull", pull: p)
-        puller.withLock { $0 = p }
         return p
+    }
+
+    /// The frame fd of the pull queue (S36), handed out to the app from now
+    /// on; nil once closed when it was not handed out before the close.
+    /// Errors: state (not started in pull mode).
+    public func frameFD() throws(CamError) -> Int32? {
+        guard let p = puller.withLock({ $0 }) else {
+            throw .state("the capturer is not started in pull mode")
+        }
+        guard let fd = p.readyFD else { return nil }
+        frameFDState.withLock { $0.handedOut = true }
+        return fd
     }
 
     /// The pull queue when started with `startPull` (also after it stopped).

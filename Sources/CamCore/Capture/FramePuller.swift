@@ -66,13 +66,19 @@ public final class FramePuller: @unchecked Sendable {
     /// Counts a frame given up by the queue (the capturer's stats).
     private let onDrop: @Sendable () -> Void
 
-    init(depth: Int, onDrop: @escaping @Sendable () -> Void) throws(CamError) {
+    /// `ready`: the eventfd to keep in step with the queue; a capturer
+    /// passes the one it keeps for its whole life (the same frame fd across
+    /// restarts, so a waiter on it is never left with a closed fd), and
+    /// `fdHandedOut` when the app has it already. nil: one of its own.
+    init(depth: Int, ready: Waker? = nil, fdHandedOut: Bool = false,
+         onDrop: @escaping @Sendable () -> Void) throws(CamError) {
         guard FramePuller.depths.contains(depth) else {
             throw .invalidArgument("queue depth \(depth) is out of range (\(FramePuller.depths.lowerBound)...\(FramePuller.depths.upperBound))")
         }
         self.depth = depth
         self.onDrop = onDrop
-        ready = try Waker()
+        if let ready { self.ready = ready } else { self.ready = try Waker() }
+        fdWanted = fdHandedOut
         lock = .allocate(capacity: 1)
         pthread_mutex_init(lock, nil)
         var attr = pthread_condattr_t()
@@ -117,18 +123,23 @@ public final class FramePuller: @unchecked Sendable {
     }
 
     /// True once `readyFD` was asked for: the app may be waiting on it.
+    /// Final once the puller is stopped for a close (`stop(closing:)`).
     public var fdHandedOut: Bool { locked { fdWanted } }
 
     /// The eventfd that is readable while a frame is ready (from now on).
-    public var readyFD: Int32 {
-        locked {
+    /// nil after a close when it was never handed out (a close that did not
+    /// keep it open for a waiter: the caller says "closed").
+    public var readyFD: Int32? {
+        let ok: Bool = locked {
+            if closing && !fdWanted { return false }
             if !fdWanted {
                 fdWanted = true
                 if !queue.isEmpty || ended != nil || stopped { ready.wake() }
                 pthread_cond_signal(standby)   // the capture thread takes every frame from now on
             }
+            return true
         }
-        return ready.fd
+        return ok ? ready.fd : nil
     }
 
     /// Buffers the driver needs so that `depth` queued plus `depth` held
@@ -272,6 +283,10 @@ public final class FramePuller: @unchecked Sendable {
                 if let e = ended { throw e }
                 if stopped { throw stoppedError }
                 if timeoutMs == 0 && (pumped || step == nil || pumper != .none || fdWanted) {
+                    // A readable fd with nothing queued is stale (a wake of
+                    // an earlier capture on the same fd): cleared, so an
+                    // event loop does not spin on it.
+                    if fdWanted { ready.drain() }
                     throw .timeout("no frame is ready")
                 }
                 if timeoutMs > 0 && monotonicNs() >= end { throw .timeout("no frame within \(timeoutMs) ms") }

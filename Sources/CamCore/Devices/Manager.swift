@@ -87,6 +87,9 @@ public final class Manager: @unchecked Sendable {
     /// here), or `pipeWireFD` is not an open socket.
     public init(config: ManagerConfig = ManagerConfig()) throws(CamError) {
         try Environment.validate()
+        if config.pipeWireFD < -1 {
+            throw .invalidArgument("pipewire_fd \(config.pipeWireFD) is not a file descriptor (-1: none)")
+        }
         if config.pipeWireFD >= 0 {
             var st = stat()
             guard fstat(config.pipeWireFD, &st) == 0 else {

@@ -17,7 +17,8 @@ import Glibc
 /// - `CAMCORE_BACKEND`: `auto`, `v4l2`, `pipewire`, `both`;
 /// - `CAMCORE_PORTAL`: `auto`, `never`, `always`.
 /// Paths (`CAMCORE_PIPEWIRE_LIBRARY`, `CAMCORE_DBUS_LIBRARY`) are taken
-/// as they are. Read each time asked (cheap), so a test may change them.
+/// as they are. Read each time asked (cheap), so a test may change them;
+/// except CAMCORE_LIBV4L2, read once per process (V4L2Node.useLibv4l2).
 public enum Environment {
     /// The names of the choice-valued and flag variables, for documentation and tests.
     public static let backend = "CAMCORE_BACKEND"
@@ -37,14 +38,24 @@ public enum Environment {
         return s.isEmpty ? nil : s
     }
 
-    /// The value as an error message shows it: quoted, cut after 40 characters.
+    /// The value as an error message shows it: quoted, its first 40 bytes,
+    /// every byte outside printable ASCII as \xNN (two hex digits: no
+    /// terminal control code, direction override or invisible character
+    /// reaches the message), and the length when cut.
     static func shown(_ value: String) -> String {
-        let cut = value.count > 40 ? String(value.prefix(40)) + "... (\(value.utf8.count) bytes)" : value
+        let bytes = Array(value.utf8)
         var out = "'"
-        for ch in cut.unicodeScalars {
-            out += ch.value < 0x20 || ch.value == 0x7f ? "\\x" + String(ch.value, radix: 16) : String(ch)
+        for b in bytes.prefix(40) {
+            if b >= 0x20 && b < 0x7f && b != 0x5c {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                let hex = String(b, radix: 16)
+                out += "\\x" + (hex.count == 1 ? "0" + hex : hex)
+            }
         }
-        return out + "'"
+        out += "'"
+        if bytes.count > 40 { out += " (cut; \(bytes.count) bytes)" }
+        return out
     }
 
     static func invalid(_ name: String, _ value: String, _ accepted: String) -> CamError {

@@ -221,9 +221,15 @@ public func cabi_capturer_get_frame_fd(_ capturer: OpaquePointer?, _ fd: UnsafeM
     let fn = "camcore_capturer_get_frame_fd"
     guard let fd else { return invalid("\(fn): fd is NULL") }
     guard let box = capturerBox(capturer, fn) else { return LastError.status }
-    guard let p = box.capturer.pullQueue else {
+    do {
+        guard let f = try box.capturer.frameFD() else {
+            return fail(.state("\(fn): the capturer is closed (camcore_capturer_close)"))
+        }
+        fd.pointee = f
+    } catch CamError.state {
         return fail(.state("\(fn): the capturer is not started in pull mode (camcore_capturer_start_pull)"))
+    } catch {
+        return fail(error)
     }
-    fd.pointee = p.readyFD
     return 0
 }

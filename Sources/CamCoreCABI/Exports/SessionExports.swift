@@ -235,7 +235,10 @@ public func cabi_session_get_preview_fd(_ s: OpaquePointer?, _ previewID: UInt32
                                         _ fd: UnsafeMutablePointer<Int32>?) -> Int32 {
     let fn = "camcore_session_get_preview_fd"
     guard let fd else { return invalid("\(fn): fd is NULL") }
-    return call(s, fn) { v throws(CamError) in fd.pointee = try v.pullQueue(ofPreview: previewID).readyFD }
+    return call(s, fn) { v throws(CamError) in
+        guard let f = try v.pullQueue(ofPreview: previewID).readyFD else { throw .state("\(fn): the preview is removed") }
+        fd.pointee = f
+    }
 }
 
 @_cdecl("camcore_session_remove_preview")

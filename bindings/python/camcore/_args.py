@@ -8,8 +8,11 @@ InvalidArgTypeError (also a TypeError), before anything reaches the library.
 """
 from __future__ import annotations
 
+import decimal
 import math
+import numbers
 import operator
+import threading
 from fractions import Fraction
 from typing import Any, Callable, Optional, Tuple, TypeVar, Union
 
@@ -80,21 +83,45 @@ def u32(name: str, value: object) -> int:
     return int_in(name, value, 0, U32_MAX)
 
 
-def timeout_ms(timeout: Optional[float]) -> int:
-    """Seconds as the milliseconds a C timeout takes (-1: no limit). One rule for
-    every timeout argument: None or float('inf') waits without limit; a number
-    >= 0 is seconds (0: only what is ready now); anything else (nan, a negative
-    number, a non-number) raises InvalidArgValueError."""
+def _timeout_seconds(timeout: object) -> Optional[float]:
+    """The one timeout rule: None or float('inf') is no limit (None); any real
+    number >= 0 (int, float, numpy scalars, Decimal, Fraction) is seconds;
+    anything else (nan, negatives, bool, strings, complex) raises
+    InvalidArgValueError."""
     if timeout is None:
-        return -1
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout \
-            or timeout < 0:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (numbers.Real, decimal.Decimal)):
         raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, float('inf') or None (no limit)")
-    if timeout == float("inf"):
+    try:
+        t = float(timeout)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, float('inf') or None (no limit)") from None
+    if t != t or t < 0:
+        raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, float('inf') or None (no limit)")
+    return None if t == float("inf") else t
+
+
+def timeout_ms(timeout: Optional[float]) -> int:
+    """Seconds as the milliseconds a C timeout takes (-1: no limit), by the one
+    timeout rule (_timeout_seconds). A positive timeout under 1 ms waits 1 ms
+    (never a poll); one beyond what a C int32 holds (~24.8 days) is no limit."""
+    t = _timeout_seconds(timeout)
+    if t is None:
         return -1
-    ms = int(timeout * 1000)
-    # A positive timeout under 1 ms waits 1 ms: it never turns into a poll (0).
-    return min(ms if ms or timeout == 0 else 1, I32_MAX)
+    ms = t * 1000
+    if ms >= I32_MAX:
+        return -1
+    return int(ms) if int(ms) or t == 0 else 1
+
+
+def timeout_s(timeout: Optional[float]) -> Optional[float]:
+    """Seconds for a Python-side wait (threading, asyncio), by the one timeout
+    rule: None for no limit; a positive timeout under 1 ms waits 1 ms, as
+    timeout_ms() has it; beyond threading.TIMEOUT_MAX is no limit."""
+    t = _timeout_seconds(timeout)
+    if t is None or t >= threading.TIMEOUT_MAX:
+        return None
+    return max(t, 0.001) if t > 0 else 0.0
 
 
 def count_arg(count: Optional[int]) -> None:

@@ -33,7 +33,7 @@ from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator, List,
 
 from . import _raw
 from ._args import (I32_MAX, I64_MAX, I64_MIN, Rate, c_fraction, callable_or_none, count_arg, cstr,
-                    flag, int_in, output_size_arg, timeout_ms, u32)
+                    flag, int_in, output_size_arg, timeout_ms, timeout_s, u32)
 from ._args import frac
 from ._controls import STRING_CONTROL_MAX, Control, ControlChange, control_key
 from ._controls import control_id as _control_id
@@ -129,6 +129,14 @@ class Capturer:
         self._control_thunk: Any = None
         self._generation = 0         # bumped by each start
         self._loop_run = 0           # the run a frames()/aframes() loop started (0: none)
+        # Held while a frames()/aframes() loop starts its capture or stops it
+        # at its end, so an earlier loop's end never stops a later loop's capture.
+        self._loop_lock = threading.Lock()
+        # aframes() loops waiting for the frame fd: (event loop, future), woken
+        # by a take-over (the fd is shared, and the new loop's first look may
+        # clear a wake meant for them).
+        self._async_waiters: Set[Tuple[Any, Any]] = set()
+        self._fd_reader: Optional[Tuple[Any, Any]] = None   # the waiter whose add_reader is in place
         self._runs = 0               # captures started (start, start_pull): frames() stops only its own
         self._cb_thread: Optional[int] = None   # the capture thread calling on_frame
         self._callback_exc: Optional[BaseException] = None
@@ -429,8 +437,8 @@ class Capturer:
         """
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InvalidArgError(f"capture(n={n!r}): n is an int >= 0")
-        if timeout is not None:
-            timeout_ms(timeout)   # checks it
+        # The one timeout rule (inf: no limit); None here means the default below.
+        limit = timeout_s(timeout) if timeout is not None else self._capture_timeout(n, fourcc, fps)
         frames: List[CapturedFrame] = []
         done = threading.Event()
         errors: List[CamcoreError] = []
@@ -451,10 +459,7 @@ class Capturer:
                    on_error=on_error, buffer_count=buffer_count, output=output,
                    output_size=output_size)
         try:
-            wait: Optional[float] = timeout if timeout is not None else self._capture_timeout(n, fourcc, fps)
-            if wait == float("inf"):
-                wait = None   # no limit (threading's wait takes None, not inf)
-            got = done.wait(wait)
+            got = done.wait(limit)
         except BaseException:
             self._stop_keeping(frames)
             raise
@@ -462,9 +467,9 @@ class Capturer:
         if errors:
             errors[0].frames = frames[:n]
             raise errors[0]
-        if not got:
+        if not got and len(frames) < n:   # (the last one may come as the wait ends)
             err = CamcoreTimeoutError(
-                f"Capturer.capture({n}): {len(frames)} of {n} frames came within {wait:.3g} s",
+                f"Capturer.capture({n}): {len(frames)} of {n} frames came within {limit or 0:.3g} s",
                 status=_raw.E_TIMEOUT)
             err.frames = frames[:n]
             raise err
@@ -675,8 +680,7 @@ class Capturer:
         def end() -> None:
             # Only the capture this loop started: a generator collected
             # later must not stop a capture started since.
-            if not self.closed and self._runs == run:
-                self.stop()
+            self._end_loop(run)
 
         # The loop itself, not a generator around it: one generator frame
         # resumed per frame instead of two.
@@ -697,7 +701,7 @@ class Capturer:
         has looked (camcore_capturer_get_frame_fd)."""
         import asyncio
         count_arg(count)
-        wait = None if timeout_ms(timeout) < 0 else timeout
+        wait = timeout_s(timeout)
         loop = asyncio.get_running_loop()
         run = self._start_loop(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
         h = self._h()
@@ -714,13 +718,29 @@ class Capturer:
                 status = acquire(h, 0, byref(out))
                 if status == _raw.E_TIMEOUT:
                     ready = loop.create_future()
-                    loop.add_reader(fd, lambda: None if ready.done() else ready.set_result(None))
+                    waiter = (loop, ready)
+                    with self._lock:
+                        # One reader per fd and event loop: a newer loop's
+                        # add_reader replaces ours, and then ours is not
+                        # ours to remove.
+                        loop.add_reader(fd, lambda: None if ready.done() else ready.set_result(None))
+                        self._async_waiters.add(waiter)
+                        self._fd_reader = waiter
                     try:
                         await asyncio.wait_for(ready, wait)
                     except asyncio.TimeoutError:
                         raise CamcoreTimeoutError(f"Capturer.aframes(): no frame within {timeout} s") from None
                     finally:
-                        loop.remove_reader(fd)
+                        with self._lock:
+                            self._async_waiters.discard(waiter)
+                            owner = self._fd_reader
+                            if owner is waiter or owner is None or owner[0] is not loop:
+                                loop.remove_reader(fd)
+                            if owner is waiter:
+                                self._fd_reader = None
+                    if self._runs != run and not self.closed:
+                        raise StateError("Capturer.aframes(): a newer frames()/aframes() loop or start took the "
+                                         "capturer over; this loop has ended")
                     continue
                 check(status, "Capturer.acquire()")
                 prev = RetainedFrame(out)
@@ -729,8 +749,7 @@ class Capturer:
         finally:
             _pull_settle(prev, held, False)
             # Only the capture this loop started (a later loop may have taken over).
-            if not self.closed and self._runs == run:
-                self.stop()
+            self._end_loop(run)
 
     def _start_loop(self, fourcc: FormatOrSetting, width: int, height: int, fps: Optional[Rate],
                     buffer_count: int, output: Optional[FourCC], depth: int, dmabuf: bool,
@@ -738,14 +757,29 @@ class Capturer:
         """Starts the pull capture of a frames()/aframes() loop, first stopping
         the capture of an earlier loop left unclosed; returns the run number
         that loop's end compares with (it stops only its own capture)."""
-        with self._lock:
-            earlier = self._loop_run
-        if earlier and earlier == self._runs and self.streaming:
-            self.stop()
-        self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
-        with self._lock:
-            self._loop_run = self._runs
-        return self._runs
+        with self._loop_lock:
+            with self._lock:
+                earlier = self._loop_run
+            if earlier and earlier == self._runs and self.streaming:
+                self.stop()
+            self.start_pull(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
+            with self._lock:
+                self._loop_run = self._runs
+                waiters = list(self._async_waiters)
+            # Earlier aframes() loops waiting on the frame fd learn of the take-over.
+            for loop, fut in waiters:
+                try:
+                    loop.call_soon_threadsafe(lambda f=fut: None if f.done() else f.set_result(None))
+                except RuntimeError:
+                    pass   # that event loop is closed
+            return self._runs
+
+    def _end_loop(self, run: int) -> None:
+        """A frames()/aframes() loop ends: stops its capture unless a later
+        loop (or start) has taken the capturer over meanwhile."""
+        with self._loop_lock:
+            if not self.closed and self._runs == run:
+                self.stop()
 
     def __enter__(self) -> "Capturer":
         return self

@@ -24,7 +24,7 @@ from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
 
 from . import _raw
 from ._args import (I32_MAX, I32_MIN, Rate, c_fraction, callable_or_none, cstr, frac, int_in,
-                    output_size_arg, u32)
+                    output_size_arg, u32, timeout_ms)
 from ._capturer import Capturer
 from ._errors import (InvalidArgError, InvalidArgTypeError, InvalidArgValueError, StateError, WouldDeadlockError, _s,
                       check)
@@ -304,13 +304,7 @@ class Manager:
         (denied, or no portal to ask), CamcoreTimeoutError (no answer in time; the
         request stays pending), WouldDeadlockError (waiting inside a hot-plug
         callback)."""
-        if timeout is None:
-            ms = -1
-        else:
-            if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout \
-                    or timeout < 0:
-                raise InvalidArgValueError(f"timeout={timeout!r}: seconds >= 0, or None")
-            ms = min(int(timeout * 1000), I32_MAX)
+        ms = timeout_ms(timeout)   # the one timeout rule (None, inf: no limit)
         out = c_int32()
         check(_lib.camcore_manager_request_camera_access(self._h(), ms, byref(out)),
                "Manager.request_camera_access()")

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 
 from . import _raw
 from ._args import (I32_MAX, U32_MAX, U64_MAX, Rate, c_fraction, callable_or_none, count_arg,
-                    cstr, int_in, timeout_ms, u32)
+                    cstr, int_in, timeout_ms, timeout_s, u32)
 from ._capturer import FormatOrSetting, capture_config
 from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, StateError,
                       WouldDeadlockError, _s, check, error_for_status, last_error_message)
@@ -453,6 +453,7 @@ class Session:
     def _op(self, what: str, call: Callable[[int], int], completion: Optional[Completion], wait: bool,
             timeout: float) -> None:
         callable_or_none("completion", completion)
+        limit = timeout_s(timeout)   # the one timeout rule, checked before anything is queued
         if wait and self._in_own_callback():
             raise WouldDeadlockError(
                 f"{what} with wait=True from inside this session's callback would deadlock; "
@@ -466,7 +467,7 @@ class Session:
             check(status, what)
         if not wait:
             return
-        if not pending["done"].wait(timeout):
+        if not pending["done"].wait(limit):
             raise CamcoreTimeoutError(f"{what}: no completion within {timeout} s", status=_raw.E_TIMEOUT)
         if pending["error"] is not None:
             raise pending["error"]
