@@ -271,3 +271,36 @@ def test_S41_camera_off_releases_it_for_another_process(vimc, camcore):
         cap.close()                                    # camera off: released
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, (r.stdout, r.stderr)
+
+
+def _wait(pred, timeout):
+    end = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.guard_s(300)
+def test_S41_session_camera_off_releases_the_camera(vimc, camcore):
+    """S9 through libcamera: while a preview runs the camera is acquired (the
+    tool in another process finds it busy); once the preview goes the camera
+    is off, released, and the other process captures."""
+    cmd = [TOOL, "capture", LC_ID, "--backend", "libcamera", "--frames", "1", "--size", "320x240",
+           "--format", "RGB3"]
+    frames = []
+    with camcore.Manager(backend="libcamera") as m:
+        with m.session(LC_ID, width=320, height=240, min_fps=1, max_fps=30) as s:
+            pid = s.add_preview(lambda f: frames.append((f.fourcc, f.width)))
+            assert _wait(lambda: len(frames) >= 2, 60), (frames, s.state)
+            assert frames[-1][1] == 318 and s.state.camera_on, (frames[-1], s.state)
+            # Held: libcamera in the other process finds it busy or, while
+            # its media device is locked by this one, does not list it at all.
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            out = (r.stdout + r.stderr).lower()
+            assert r.returncode != 0 and ("busy" in out or "no camera" in out), (r.returncode, r.stdout, r.stderr)
+            s.remove_preview(pid)
+            assert _wait(lambda: not s.state.camera_on, 30), s.state
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            assert r.returncode == 0, (r.stdout, r.stderr)

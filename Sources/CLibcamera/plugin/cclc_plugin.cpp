@@ -493,13 +493,17 @@ int requeue(cclc_cam *c, int slot)
 
 void stop(cclc_cam *c)
 {
-    bool was;
+    bool was, gone;
     {
         std::lock_guard<std::mutex> g(c->lock);
         was = c->running;
+        gone = c->gone;
         c->running = false;
     }
-    if (was)
+    // A camera that went away is not stopped: libcamera 0.0.3 aborts the
+    // process (an ASSERT on pending requests in PipelineHandler::stop) when
+    // asked to stop a pipeline whose devices were unbound mid-stream.
+    if (was && !gone)
         c->camera->stop();
     {
         std::lock_guard<std::mutex> g(c->lock);

@@ -183,11 +183,12 @@ final class LibcameraSource: CameraSource, @unchecked Sendable {
     func watch(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> SourceWatch? {
         if let gate, !gate() { return nil }
         guard let c = try? context() else { return nil }
+        let present = all()   // (outside the lock: all() takes it)
         let token: Int = state.withLock { s in
             let t = s.nextWatch
             s.nextWatch += 1
             s.watches[t] = observer
-            if s.known.isEmpty { for d in all() { s.known[d.node] = d } }
+            if s.known.isEmpty { for d in present { s.known[d.node] = d } }
             return t
         }
         let install = state.withLock { s -> Bool in
