@@ -8,24 +8,24 @@ import CamCore
 @_cdecl("camcore_manager_list_devices")
 public func cabi_manager_list_devices(_ manager: OpaquePointer?,
                                       _ out: UnsafeMutablePointer<UnsafeMutablePointer<camcore_device_list>?>?) -> Int32 {
-    guard let out else { return invalid("camcore_manager_list_devices: out is NULL") }
-    out.pointee = nil
-    guard let box = managerBox(manager, "camcore_manager_list_devices") else { return LastError.status }
-    guard let list = Lists.deviceList(box.manager.devices()) else { return fail(.noMemory("device list")) }
-    out.pointee = Lists.handOut(list)
-    return 0
+    listDevices(manager, 0, out, "camcore_manager_list_devices")
 }
 
 @_cdecl("camcore_manager_list_devices_with")
 public func cabi_manager_list_devices_with(_ manager: OpaquePointer?, _ flags: UInt32,
                                            _ out: UnsafeMutablePointer<UnsafeMutablePointer<camcore_device_list>?>?) -> Int32 {
-    let fn = "camcore_manager_list_devices_with"
+    listDevices(manager, flags, out, "camcore_manager_list_devices_with")
+}
+
+/// Both listings: the cameras, and with CAMCORE_LIST_HIDDEN the hidden nodes after them.
+private func listDevices(_ manager: OpaquePointer?, _ flags: UInt32,
+                         _ out: UnsafeMutablePointer<UnsafeMutablePointer<camcore_device_list>?>?, _ fn: String) -> Int32 {
     guard let out else { return invalid("\(fn): out is NULL") }
     out.pointee = nil
     guard let box = managerBox(manager, fn) else { return LastError.status }
     let known = UInt32(CAMCORE_LIST_HIDDEN)
     guard flags & ~known == 0 else { return invalid("\(fn): flags 0x\(String(flags, radix: 16)) has bits that are not CAMCORE_LIST_*") }
-    let devices = box.manager.devices(includeHidden: flags & UInt32(CAMCORE_LIST_HIDDEN) != 0)
+    let devices = box.manager.devices(includeHidden: flags & known != 0)
     guard let list = Lists.deviceList(devices) else { return fail(.noMemory("device list")) }
     out.pointee = Lists.handOut(list)
     return 0
