@@ -226,6 +226,20 @@ class PartReader:
             self.buf = rest[n:]
 
 
+def read_parts(s, parts, timeout=10.0):
+    """Reads /stream's reply on socket s until `parts` JPEG parts came, the
+    peer closed, or `timeout` s passed; the PartReader that saw it."""
+    r = PartReader()
+    end = time.monotonic() + timeout
+    while r.parts < parts and time.monotonic() < end:
+        s.settimeout(end - time.monotonic())
+        b = s.recv(65536)
+        if not b:
+            break
+        r.feed(b)
+    return r
+
+
 def stream_clients(port, n, parts=1, timeout=30.0, keep=True):
     """n concurrent /stream clients, each read until it has `parts` whole
     parts (one selector, bounded by timeout); returns (sockets, readers).
@@ -465,14 +479,7 @@ def test_serve_answers_a_half_closed_request(server):
     try:
         s.sendall(b"GET /stream HTTP/1.0\r\n\r\n")
         s.shutdown(socket.SHUT_WR)
-        r = PartReader()
-        end = time.monotonic() + 10
-        while r.parts < 2 and time.monotonic() < end:
-            s.settimeout(end - time.monotonic())
-            b = s.recv(65536)
-            if not b:
-                break
-            r.feed(b)
+        r = read_parts(s, 2)
         assert r.status == 200 and r.parts >= 2 and not r.errors, (r.status, r.parts, r.errors)
     finally:
         s.close()
@@ -540,14 +547,7 @@ def test_serve_ignores_query_strings_and_takes_absolute_form_targets(server):
     s = connect(port)
     try:
         s.sendall(f"GET http://127.0.0.1:{port}/stream?t=9 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-        r = PartReader()
-        end = time.monotonic() + 10
-        while r.parts < 1 and time.monotonic() < end:
-            s.settimeout(end - time.monotonic())
-            b = s.recv(65536)
-            if not b:
-                break
-            r.feed(b)
+        r = read_parts(s, 1)
         assert r.status == 200 and r.parts >= 1 and not r.errors, (r.status, r.parts, r.errors)
         check_jpeg(r.last)
     finally:
@@ -638,14 +638,7 @@ def test_serve_rss_fds_and_threads_stay_flat_over_1000_connections(server):
             s = connect(port)
             try:
                 s.sendall(b"GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-                r = PartReader()
-                end = time.monotonic() + 10
-                while r.parts < 1 and time.monotonic() < end:
-                    s.settimeout(end - time.monotonic())
-                    b = s.recv(65536)
-                    if not b:
-                        break
-                    r.feed(b)
+                r = read_parts(s, 1)
                 assert r.parts >= 1, (i, r.status, r.errors)
             finally:
                 s.close()
