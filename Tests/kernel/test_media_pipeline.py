@@ -304,3 +304,26 @@ def test_S41_session_camera_off_releases_the_camera(vimc, camcore):
             assert _wait(lambda: not s.state.camera_on, 30), s.state
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
             assert r.returncode == 0, (r.stdout, r.stderr)
+
+
+@pytest.mark.guard_s(300)
+def test_S42_both_lists_a_uvc_camera_once_through_v4l2(vimc, uvc_cam, camcore):
+    """A UVC camera is a V4L2 device and, through libcamera's uvcvideo
+    handler, a libcamera camera too: `both` lists it once, as the V4L2
+    device (S42), beside the media-pipeline camera that only libcamera has."""
+    with camcore.Manager(backend="libcamera") as m:
+        lc = [d.id for d in m.devices()]
+    with camcore.Manager(backend="v4l2") as m:
+        v4 = [d.id for d in m.devices()]
+    with camcore.Manager(backend="both") as m:
+        both = [d.id for d in m.devices()]
+    uvc_v4l2 = [i for i in v4 if i.startswith("v4l2:")]
+    assert len(uvc_v4l2) == 1, v4                      # the emulated webcam's capture node
+    uvc_lc = [i for i in lc if i != LC_ID]
+    print("MEASURED libcamera ids:", lc)
+    assert LC_ID in lc, lc
+    # Listed once: the UVC camera as V4L2's, the vimc camera as libcamera's.
+    assert sorted(both) == sorted(uvc_v4l2 + [LC_ID]), (both, v4, lc)
+    # (libcamera's own id of the UVC camera, when its uvcvideo handler has it,
+    # ends in the USB vendor:product it is recognised by.)
+    assert all(re.search(r"-[0-9a-f]{4}:[0-9a-f]{4}$", i) for i in uvc_lc), uvc_lc

@@ -83,8 +83,10 @@ final class LibcameraSource: CameraSource, @unchecked Sendable {
     /// A libcamera id that names a camera on a video node of its own
     /// (libcamera's uvcvideo handler ends it with the USB "vid:pid").
     static func isVideoNodeCamera(_ id: String) -> Bool {
-        let tail = id.split(separator: "-").last.map(String.init) ?? ""
-        let parts = tail.split(separator: ":")
+        // "<the USB interface's path>-<vid>:<pid>": the path part is there.
+        guard let dash = id.lastIndex(of: "-"), dash != id.startIndex else { return false }
+        let tail = id[id.index(after: dash)...]
+        let parts = tail.split(separator: ":", omittingEmptySubsequences: false)
         return parts.count == 2 && parts.allSatisfy { $0.count == 4 && $0.allSatisfy(\.isHexDigit) }
     }
 
