@@ -55,8 +55,9 @@
  * that reads it (camcore_manager_new() checks all of them; capture starts
  * read CAMCORE_CAPTURE_DMABUF again). Words match in any case, with no
  * surrounding spaces.
- * - CAMCORE_BACKEND: auto, v4l2, pipewire, both, libcamera
- *   (camcore_manager_config.backend).
+ * - CAMCORE_BACKEND: auto, both, or backend names (v4l2, pipewire,
+ *   libcamera) alone or comma-separated, e.g. "v4l2,libcamera"
+ *   (camcore_manager_config.backend, .backend_names).
  * - CAMCORE_PORTAL: auto, never, always (camcore_manager_config.portal).
  * - CAMCORE_SYNTHETIC_CAMERA: 0, 1, 2 (synthetic cameras), or a flag word
  *   below (on = 1).
@@ -372,6 +373,17 @@ typedef struct camcore_manager_config {
      * that ends before it reads as AUTO.
      */
     int32_t portal;
+    /**
+     * Backends by name (S33: backends are named, not a closed list): a
+     * comma-separated list of "v4l2", "pipewire", "libcamera" (each once,
+     * any case, no spaces), or one of "auto", "both"; used instead of
+     * `backend` when not NULL. A camera several of them reach is listed
+     * once (S42). Anything else is refused by camcore_manager_new() with
+     * CAMCORE_E_INVALID_ARG. Copied at the call. Default NULL. Added in 0.2
+     * after portal: a struct_size that ends before it reads as NULL.
+     * \since 0.2
+     */
+    const char *backend_names;
 } camcore_manager_config;
 
 /** Camera portal use (camcore_manager_config.portal, S35). \since 0.1 */

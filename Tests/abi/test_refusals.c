@@ -22,6 +22,9 @@
  *        synthetic camera starts), =yes/on/true are on (refused on the
  *        synthetic camera with a message naming the variable);
  *        CAMCORE_SYNTHETIC_CAMERA=2/yes give two/one cameras
+ *   S33  backend_names: sets of named backends ("v4l2,libcamera") taken,
+ *        unknown or repeated names, spaces, empty parts refused; a struct
+ *        that ends before the field reads it as NULL; CAMCORE_BACKEND the same
  *   S31  include_synthetic 3 and -1 are refused; a pipewire_fd that is a
  *        pipe, or no open fd, is refused at once (not a 5 s listing)
  *   S31  a struct_size that ends inside a field (capture config 42) is
@@ -348,6 +351,45 @@ static void test_S33_environment_junk_is_refused_by_manager_new(void)
     CHECK(count >= 1, "CAMCORE_SYNTHETIC_CAMERA=yes lists one (%zu devices)", count);
 }
 
+static void test_S33_backend_names(void)
+{
+    static const char *good[] = { "v4l2,libcamera", "LIBCAMERA,v4l2", "pipewire", "both", "auto", "v4l2,pipewire,libcamera" };
+    static const char *bad[] = { "v4l2,xyz", "v4l2,v4l2", "v4l2 ,libcamera", "v4l2,", ",v4l2", "", "synthetic" };
+    camcore_manager_config mc;
+    camcore_manager *m = NULL;
+    size_t i;
+
+    for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+        camcore_manager_config_init(&mc);
+        mc.include_synthetic = 1;
+        mc.backend_names = good[i];
+        CHECK_STATUS(camcore_manager_new(&mc, &m), CAMCORE_OK, good[i]);
+        camcore_manager_free(m);
+        m = NULL;
+    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        camcore_manager_config_init(&mc);
+        mc.backend_names = bad[i];
+        CHECK(camcore_manager_new(&mc, &m) == CAMCORE_E_INVALID_ARG && m == NULL &&
+                  strstr(camcore_last_error_message(), "backend_names"),
+              "backend_names '%s' refused: %s", bad[i], camcore_last_error_message());
+    }
+    /* A 0.1 caller's struct ends before backend_names: read as NULL. */
+    camcore_manager_config_init(&mc);
+    mc.include_synthetic = 1;
+    mc.backend_names = "junk-not-read";
+    mc.struct_size = (uint32_t)offsetof(camcore_manager_config, backend_names);
+    CHECK_STATUS(camcore_manager_new(&mc, &m), CAMCORE_OK, "struct_size before backend_names");
+    camcore_manager_free(m);
+    /* The environment takes the same sets. */
+    setenv("CAMCORE_BACKEND", "libcamera,v4l2", 1);
+    CHECK_STATUS(camcore_manager_new(NULL, &m), CAMCORE_OK, "CAMCORE_BACKEND=libcamera,v4l2");
+    camcore_manager_free(m);
+    setenv("CAMCORE_BACKEND", "v4l2,bogus", 1);
+    CHECK_STATUS(camcore_manager_new(NULL, &m), CAMCORE_E_INVALID_ARG, "CAMCORE_BACKEND=v4l2,bogus");
+    unsetenv("CAMCORE_BACKEND");
+}
+
 static void test_S31_include_synthetic_and_pipewire_fd_checked(void)
 {
     camcore_manager_config mc;
@@ -508,6 +550,7 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S36_closed_handles_kept_for_waiters_are_bounded),
     TESTLIB_TEST(test_S37_session_start_refuses_dmabuf),
     TESTLIB_TEST(test_S33_environment_junk_is_refused_by_manager_new),
+    TESTLIB_TEST(test_S33_backend_names),
     TESTLIB_TEST(test_S31_include_synthetic_and_pipewire_fd_checked),
     TESTLIB_TEST(test_S37_capture_dmabuf_spellings),
     TESTLIB_TEST(test_S31_struct_size_inside_a_field_is_refused),

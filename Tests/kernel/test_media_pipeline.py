@@ -204,6 +204,10 @@ def test_S41_libcamera_lists_the_vimc_camera_once(vimc, camcore):
     with camcore.Manager(backend="auto") as m:
         ids = [d.id for d in m.devices()]
     assert ids.count(LC_ID) == 1 and not any(i.startswith("v4l2:") and "vimc" in i for i in ids), ids
+    # S33: a set of named backends; each camera once.
+    with camcore.Manager(backend="v4l2,libcamera") as m:
+        named = [d.id for d in m.devices()]
+    assert named == ids, (named, ids)
 
 
 def test_S41_formats_are_v4l2_fourccs_with_the_range(vimc, camcore):

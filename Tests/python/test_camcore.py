@@ -734,3 +734,12 @@ def test_S40_devices_hidden_lists_the_cameras_first_and_checks_its_argument():
         with pytest.raises(camcore.InvalidArgTypeError):
             m.devices(hidden="yes")
         assert m.devices() == cams                     # still usable
+
+
+def test_S33_backends_are_named_sets():
+    for b in ("v4l2,libcamera", ("v4l2", "libcamera"), ["libcamera", "v4l2", "pipewire"], "both"):
+        with camcore.Manager(synthetic=True, backend=b) as m:
+            assert [d.id for d in m.devices()][-1] == "synthetic:0", b
+    for bad in ("v4l2,gstreamer", "v4l2,v4l2", "v4l2, libcamera", ("v4l2", 3), 7, "gstreamer"):
+        with pytest.raises(camcore.InvalidArgError):
+            camcore.Manager(backend=bad)

@@ -43,6 +43,7 @@ extern const char *g_command;
 extern int g_json;
 /* --backend: a camcore_backend value for every manager the tool makes. */
 extern int g_backend;
+extern const char *g_backend_names;
 extern int g_portal;
 /* Asks the camera portal for access when the manager goes through it and
  * access is not granted yet (waits up to 120 s). Returns an exit code. */

@@ -200,6 +200,7 @@ int cmd_monitor(int argc, char **argv)
     camcore_manager_config mcfg;
     camcore_manager_config_init(&mcfg);
     mcfg.backend = g_backend;
+    mcfg.backend_names = g_backend_names;
     mcfg.portal = g_portal;
     st = camcore_manager_new(&mcfg, &m); /* real cameras (the synthetic one only if the env asks) */
     if (st != CAMCORE_OK)

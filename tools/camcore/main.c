@@ -29,6 +29,7 @@
 
 int g_json;
 int g_backend; /* CAMCORE_BACKEND_AUTO */
+const char *g_backend_names; /* --backend v4l2,libcamera; NULL: g_backend */
 int g_portal;  /* CAMCORE_PORTAL_AUTO */
 
 static const struct command {
@@ -72,7 +73,9 @@ static const char main_usage[] =
     "\n"
     "Options (before or after the command):\n"
     "  --backend B  where cameras come from (S33): auto (PipeWire in a sandbox, else\n"
-    "               V4L2; CAMCORE_BACKEND overrides it), v4l2, pipewire, both\n"
+    "               V4L2, and libcamera for media-pipeline cameras; CAMCORE_BACKEND\n"
+    "               overrides it), v4l2, pipewire, libcamera, both (every one), or\n"
+    "               names comma-separated: v4l2,libcamera\n"
     "  --portal P   when PipeWire is reached through the camera portal (S35): auto\n"
     "               (in a sandbox; CAMCORE_PORTAL overrides it), never, always. The\n"
     "               tool then asks for camera access first and waits up to 120 s\n"

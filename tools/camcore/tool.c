@@ -93,10 +93,35 @@ int common_option(const char *command, const char *usage, int c, char **argv)
     case OPT_BACKEND:
         for (k = 0; k < 5 && strcmp(optarg, backends[k]) != 0; k++)
             ;
-        if (k == 5)
-            return usage_error("--backend '%s': one of auto, v4l2, pipewire, both, libcamera", optarg);
-        g_backend = k;
-        return OPTION_NEXT;
+        if (k < 5) {
+            g_backend = k;
+            g_backend_names = NULL;
+            return OPTION_NEXT;
+        }
+        if (strchr(optarg, ',')) {
+            /* A set of backend names (S33): each one of the three, once. */
+            const char *p = optarg;
+            int seen = 0;
+            while (1) {
+                size_t n = strcspn(p, ",");
+                int b;
+                for (b = 1; b <= 4; b++)
+                    if (b != 3 && strlen(backends[b]) == n && strncmp(p, backends[b], n) == 0)
+                        break;
+                if (b > 4 || (seen & (1 << b)))
+                    return usage_error("--backend '%s': auto, both, or backend names (v4l2, pipewire, libcamera) "
+                                       "alone or comma-separated, each once", optarg);
+                seen |= 1 << b;
+                if (!p[n])
+                    break;
+                p += n + 1;
+            }
+            g_backend = 0;
+            g_backend_names = optarg;
+            return OPTION_NEXT;
+        }
+        return usage_error("--backend '%s': auto, v4l2, pipewire, libcamera, both, or names comma-separated "
+                           "(v4l2,libcamera)", optarg);
     case OPT_PORTAL:
         for (k = 0; k < 3 && strcmp(optarg, portals[k]) != 0; k++)
             ;
@@ -312,6 +337,7 @@ int load_devices(struct devices *d, int include_fallback)
     camcore_manager_config_init(&cfg);
     cfg.include_synthetic = 1;
     cfg.backend = g_backend;
+    cfg.backend_names = g_backend_names;
     cfg.portal = g_portal;
     st = camcore_manager_new(&cfg, &d->manager);
     if (st == CAMCORE_OK) {

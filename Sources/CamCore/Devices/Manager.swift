@@ -18,10 +18,12 @@ public enum BackendChoice: String, Sendable, CaseIterable {
     /// libcamera's cameras only (S41; the plugin loaded at run time).
     case libcamera
 
-    /// The choice in CAMCORE_BACKEND; nil when unset or empty. Errors:
-    /// invalidArgument for any other name (Environment).
+    /// The choice in CAMCORE_BACKEND as a one-name choice; nil when unset,
+    /// empty, or a list of names (`BackendSet.fromEnvironment`). Errors:
+    /// invalidArgument for a name camcore does not have.
     static func fromEnvironment() throws(CamError) -> BackendChoice? {
-        try Environment.choice(Environment.backend, BackendChoice.self)
+        guard case .choice(let c)? = try BackendSet.fromEnvironment() else { return nil }
+        return c
     }
 
     /// True inside a Flatpak or Snap sandbox.
@@ -34,8 +36,58 @@ public enum BackendChoice: String, Sendable, CaseIterable {
     }
 }
 
+/// A set of named backends (S33: "backends are named, not a closed
+/// list"): an app, the tool's `--backend` or CAMCORE_BACKEND may name any
+/// set of them, comma-separated (`v4l2,libcamera`). One name alone is a
+/// `BackendChoice` (`auto` and `both` included); a list may use the
+/// backend names only. A camera several named backends reach is listed
+/// once (S42).
+public struct BackendSet: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let v4l2 = BackendSet(rawValue: 1)
+    public static let pipewire = BackendSet(rawValue: 2)
+    public static let libcamera = BackendSet(rawValue: 4)
+    public static let all: BackendSet = [.v4l2, .pipewire, .libcamera]
+    /// The backend names, in this order.
+    public static let names: [(String, BackendSet)] = [("v4l2", .v4l2), ("pipewire", .pipewire), ("libcamera", .libcamera)]
+
+    /// What a backend text names: one choice, or a set of backends.
+    public enum Parsed: Sendable, Equatable { case choice(BackendChoice), set(BackendSet) }
+
+    /// "auto", "both", one backend name, or a comma-separated list of
+    /// backend names (any case, no spaces; each once). Errors:
+    /// invalidArgument saying what is accepted, naming `what`.
+    public static func parse(_ text: String, what: String) throws(CamError) -> Parsed {
+        let l = text.lowercased()
+        if let c = BackendChoice(rawValue: l) { return .choice(c) }
+        var set: BackendSet = []
+        let accepted = "auto, both, or backend names (v4l2, pipewire, libcamera) alone or comma-separated"
+        for part in l.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let (_, b) = names.first(where: { $0.0 == part }), !set.contains(b) else {
+                let unset = what.hasPrefix("environment") ? " (or unset it)" : ""
+                throw .invalidArgument("\(what)\(Environment.shown(text)) is not valid: use \(accepted)\(unset)")
+            }
+            set.insert(b)
+        }
+        return .set(set)
+    }
+
+    /// CAMCORE_BACKEND parsed; nil when unset or empty.
+    static func fromEnvironment() throws(CamError) -> Parsed? {
+        guard let v = Environment.raw(Environment.backend) else { return nil }
+        return try parse(v, what: "environment variable \(Environment.backend)=")
+    }
+
+    /// "v4l2,libcamera".
+    public var description: String { BackendSet.names.filter { contains($0.1) }.map(\.0).joined(separator: ",") }
+}
+
 /// Manager settings.
 public struct ManagerConfig: Sendable {
+    /// A set of named backends (S33); when set, it is used instead of
+    /// `backend` and of CAMCORE_BACKEND.
+    public var backends: BackendSet? = nil
     /// The backends to list (S33). `auto` (the default) defers to
     /// CAMCORE_BACKEND when that is set.
     public var backend: BackendChoice = .auto
@@ -68,8 +120,10 @@ public final class Manager: @unchecked Sendable {
     public var listsSynthetic: Bool { !synthetic.isEmpty }
     /// The camera sources, in listing order.
     private let sources: [CameraSource]
-    /// The backends in use (`auto` resolved).
+    /// The backends in use (`auto` resolved), as the nearest one choice.
     public let backend: BackendChoice
+    /// The backends in use (S33), as named.
+    public let backends: BackendSet
     /// The camera portal, when PipeWire is reached through it (S35).
     private let portal: CameraPortal?
 
@@ -104,27 +158,52 @@ public final class Manager: @unchecked Sendable {
         Manager.warmUp()
         let env = try Environment.syntheticCount() ?? 0
         let count = max(config.syntheticCount, env)
-        let asked = config.backend == .auto ? try BackendChoice.fromEnvironment() ?? .auto : config.backend
-        let choice = asked.resolved
-        backend = choice
-        var sources: [CameraSource] = []
-        var portal: CameraPortal?
-        if choice == .v4l2 || choice == .both {
-            let v4l2 = V4L2Source()
-            sources.append(v4l2)
-            // S41: libcamera beside V4L2, for `both`, and for `auto` once V4L2
-            // met a media-pipeline node (so plain webcams never start
-            // libcamera); cameras it reaches through a video node stay
-            // V4L2's (S42).
-            if choice == .both {
-                sources.append(LibcameraSource(gate: nil, skipVideoNodeCameras: true))
-            } else if asked == .auto {
-                let gate: @Sendable () -> Bool = { [unowned v4l2] in v4l2.hasMediaPipeline }
-                sources.append(LibcameraSource(gate: gate, skipVideoNodeCameras: true))
+        // The backends: an explicit set, else the config's choice, else
+        // CAMCORE_BACKEND (a choice or a set), else auto.
+        let parsed: BackendSet.Parsed
+        if let set = config.backends {
+            parsed = .set(set)
+        } else if config.backend != .auto {
+            parsed = .choice(config.backend)
+        } else {
+            parsed = try BackendSet.fromEnvironment() ?? .choice(.auto)
+        }
+        let set: BackendSet
+        var gated = false
+        switch parsed {
+        case .set(let s): set = s
+        case .choice(let c):
+            switch c.resolved {
+            case .v4l2: set = .v4l2; gated = c == .auto
+            case .pipewire: set = .pipewire
+            case .both: set = .all
+            case .libcamera: set = .libcamera
+            case .auto: set = .v4l2
             }
         }
-        if choice == .libcamera { sources.append(LibcameraSource()) }
-        if choice == .pipewire || choice == .both {
+        if case .choice(let c) = parsed { backend = c.resolved } else {
+            backend = set == .all ? .both : set == .pipewire ? .pipewire : set == .libcamera ? .libcamera : .v4l2
+        }
+        backends = set
+        var sources: [CameraSource] = []
+        var portal: CameraPortal?
+        var v4l2: V4L2Source?
+        if set.contains(.v4l2) {
+            let v = V4L2Source()
+            sources.append(v)
+            v4l2 = v
+        }
+        // S41: libcamera when named, and under `auto` beside V4L2 once V4L2
+        // met a media-pipeline node (so plain webcams never start libcamera).
+        // With V4L2 in use, cameras libcamera reaches through a video node
+        // of their own stay V4L2's (S42).
+        if set.contains(.libcamera) {
+            sources.append(LibcameraSource(gate: nil, skipVideoNodeCameras: v4l2 != nil))
+        } else if gated, let v4l2 {
+            let gate: @Sendable () -> Bool = { [unowned v4l2] in v4l2.hasMediaPipeline }
+            sources.append(LibcameraSource(gate: gate, skipVideoNodeCameras: true))
+        }
+        if set.contains(.pipewire) {
             let via = config.portal == .auto ? try PortalChoice.fromEnvironment() ?? .auto : config.portal
             if config.pipeWireFD >= 0 {
                 sources.append(PipeWireSource(remote: .fd(config.pipeWireFD)))

@@ -14,7 +14,8 @@ import Glibc
 ///   `CAMCORE_PIPEWIRE_DEBUG`): `1`, `true`, `yes`, `on` / `0`, `false`,
 ///   `no`, `off`;
 /// - `CAMCORE_SYNTHETIC_CAMERA`: `0`, `1`, `2`, or a flag word (on = 1);
-/// - `CAMCORE_BACKEND`: `auto`, `v4l2`, `pipewire`, `both`;
+/// - `CAMCORE_BACKEND`: `auto`, `both`, or backend names (`v4l2`,
+///   `pipewire`, `libcamera`) alone or comma-separated (BackendSet);
 /// - `CAMCORE_PORTAL`: `auto`, `never`, `always`.
 /// Paths (`CAMCORE_PIPEWIRE_LIBRARY`, `CAMCORE_DBUS_LIBRARY`) are taken
 /// as they are. Read each time asked (cheap), so a test may change them;
@@ -97,7 +98,7 @@ public enum Environment {
     /// Every variable camcore reads, checked at once (camcore_manager_new):
     /// the first one that is not valid, as an error.
     public static func validate() throws(CamError) {
-        _ = try choice(backend, BackendChoice.self)
+        _ = try BackendSet.fromEnvironment()
         _ = try choice(portal, PortalChoice.self)
         _ = try syntheticCount()
         _ = try flag(captureDmabuf)

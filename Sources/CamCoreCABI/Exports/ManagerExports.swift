@@ -9,7 +9,7 @@ import CamCore
 public func cabi_manager_config_init(_ config: UnsafeMutablePointer<camcore_manager_config>?) {
     config?.pointee = camcore_manager_config(
         struct_size: UInt32(MemoryLayout<camcore_manager_config>.size), include_synthetic: 0, backend: 0,
-        pipewire_fd: -1, portal: 0)
+        pipewire_fd: -1, portal: 0, backend_names: nil)
 }
 
 @_cdecl("camcore_manager_new")
@@ -38,6 +38,12 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
                 return invalid("camcore_manager_new: portal \(v.portal) is not a camcore_portal value")
             }
             c.portal = portals[Int(v.portal)]
+            if let names = v.backend_names {
+                switch try BackendSet.parse(String(cString: names), what: "camcore_manager_new: backend_names ") {
+                case .set(let s): c.backends = s
+                case .choice(let ch): c.backend = ch
+                }
+            }
         } catch {
             return fail(error)
         }

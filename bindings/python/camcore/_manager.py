@@ -20,7 +20,7 @@ import threading
 import weakref
 from ctypes import POINTER, byref, c_int32, sizeof
 from fractions import Fraction
-from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from . import _raw
 from ._args import (I32_MAX, I32_MIN, Rate, c_fraction, callable_or_none, cstr, frac, int_in,
@@ -55,8 +55,11 @@ class Manager:
             ones. The environment variable CAMCORE_SYNTHETIC_CAMERA=1, read when
             the manager is created, does the same. 2 lists two: a front
             "synthetic:0" and a back "synthetic:1" (to try Session.flip()).
-        backend: "auto" (PipeWire in a sandbox, else V4L2; CAMCORE_BACKEND
-            overrides it), "v4l2", "pipewire" or "both" (S33).
+        backend: "auto" (PipeWire in a sandbox, else V4L2 and, when a
+            media-pipeline camera is there, libcamera; CAMCORE_BACKEND overrides
+            it), "v4l2", "pipewire", "libcamera", "both" (every backend), or a
+            set of backend names: "v4l2,libcamera" or ("v4l2", "libcamera")
+            (S33; a camera several reach is listed once, S42).
         pipewire_fd: a PipeWire remote fd the app holds (camera portal), or -1.
         portal: when PipeWire is reached through the camera portal (S35):
             "auto" (inside a sandbox; CAMCORE_PORTAL overrides it), "never" or
@@ -67,14 +70,24 @@ class Manager:
     Raises NoMemoryError on failure.
     """
 
-    def __init__(self, synthetic: Union[bool, int] = False, backend: str = "auto",
+    def __init__(self, synthetic: Union[bool, int] = False, backend: Union[str, Sequence[str]] = "auto",
                  pipewire_fd: int = -1, portal: str = "auto") -> None:
         cfg = camcore_manager_config()
         _lib.camcore_manager_config_init(byref(cfg))
         cfg.include_synthetic = int_in("synthetic", synthetic, I32_MIN, I32_MAX)
-        if not isinstance(backend, str) or backend not in BACKENDS:
-            raise InvalidArgError(f"backend={backend!r}: one of {', '.join(BACKENDS)}")
-        cfg.backend = BACKENDS.index(backend)
+        if isinstance(backend, (list, tuple)) and backend and all(isinstance(b, str) for b in backend):
+            backend = ",".join(backend)
+        if not isinstance(backend, str):
+            raise InvalidArgError(f"backend={backend!r}: one of {', '.join(BACKENDS)}, or backend names "
+                                  "('v4l2,libcamera' or a list of them)")
+        if backend in BACKENDS:
+            cfg.backend = BACKENDS.index(backend)
+        else:
+            # A set of names: camcore checks it (InvalidArgError naming what it takes).
+            names = backend.encode("utf-8", "surrogateescape")
+            if b"\0" in names:
+                raise InvalidArgError(f"backend={backend!r}: a NUL in a backend name")
+            cfg.backend_names = names
         cfg.pipewire_fd = int_in("pipewire_fd", pipewire_fd, -1, I32_MAX)
         if not isinstance(portal, str) or portal not in PORTALS:
             raise InvalidArgError(f"portal={portal!r}: one of {', '.join(PORTALS)}")

@@ -105,7 +105,7 @@ class camcore_manager_config(Structure):
     """Manager settings (camcore_manager_config); fill with camcore_manager_config_init."""
 
     _fields_ = [("struct_size", c_uint32), ("include_synthetic", c_int32), ("backend", c_int32),
-                ("pipewire_fd", c_int32), ("portal", c_int32)]
+                ("pipewire_fd", c_int32), ("portal", c_int32), ("backend_names", c_char_p)]
 
 
 class camcore_device_info(Structure):
