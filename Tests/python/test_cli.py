@@ -114,7 +114,11 @@ def test_S4_cli_list_json(tool):
     # --backend (S33): a name or a usage error.
     assert json.loads(run(tool, "--backend", "v4l2", "--json", "list").stdout) == doc
     r = run(tool, "--backend=gstreamer", "list")
-    assert r.returncode == 2 and "auto, v4l2, pipewire, both" in r.stderr
+    assert r.returncode == 2 and "auto, v4l2, pipewire, libcamera, both, or names comma-separated" in r.stderr
+    # A set of names (S33), and a set with a name camcore does not have.
+    assert json.loads(run(tool, "--backend", "v4l2,libcamera", "--json", "list").stdout) == doc
+    r = run(tool, "--backend=v4l2,gstreamer", "list")
+    assert r.returncode == 2 and "comma-separated" in r.stderr, r.stderr
 
 
 def test_S5_cli_formats(tool):
