@@ -73,6 +73,7 @@ struct waiter {
     int fd;
     int use_epoll;
     pthread_mutex_t lock;
+    int waiting;       /* set (under lock) just before the first wait */
     int closing;       /* set (under lock) just before the close */
     int woke;          /* 1: readable, 0: timed out, -1: error */
     int still_open;    /* the fd was open when the waiter looked */
@@ -114,6 +115,9 @@ static void *wait_main(void *arg)
             return NULL;
         }
     }
+    pthread_mutex_lock(&w->lock);
+    w->waiting = 1;
+    pthread_mutex_unlock(&w->lock);
     for (;;) {
         int r = wait_once(w, ep), closing;
         pthread_mutex_lock(&w->lock);
@@ -159,7 +163,20 @@ static void close_while_waiting(int use_epoll)
     w.fd = fd;
     w.use_epoll = use_epoll;
     pthread_create(&th, NULL, wait_main, &w);
-    sleep_ms(50); /* let it reach its wait (if not, the outcome is the same) */
+    {
+        /* Until the waiter is at its wait (within 5 s); closing earlier would
+         * only test a readable fd found at once, not a wake. */
+        uint64_t end = now_ns() + 5000000000ull;
+        int at_wait = 0;
+        while (!at_wait && now_ns() < end) {
+            pthread_mutex_lock(&w.lock);
+            at_wait = w.waiting || w.woke != 0;
+            pthread_mutex_unlock(&w.lock);
+            if (!at_wait)
+                sleep_ms(1);
+        }
+        CHECK(at_wait, "%s: the waiter reached its wait", how);
+    }
     pthread_mutex_lock(&w.lock);
     w.closing = 1;
     pthread_mutex_unlock(&w.lock);

@@ -28,6 +28,11 @@ protocol CameraSource: AnyObject, Sendable {
     /// have none (the default).
     func hiddenDevices() -> [DeviceInfo]
 
+    /// Why opening one of this source's ids is not supported at all now
+    /// (its plugin is missing), for the open's error; nil (the default)
+    /// when an unknown id is simply absent.
+    var openRefusal: String? { get }
+
     /// The camera with this id, present now; nil when absent.
     func device(id: String) -> DeviceInfo?
 
@@ -57,4 +62,5 @@ protocol SourceWatch: AnyObject, Sendable {
 
 extension CameraSource {
     func hiddenDevices() -> [DeviceInfo] { [] }
+    var openRefusal: String? { nil }
 }

@@ -18,14 +18,6 @@ public enum BackendChoice: String, Sendable, CaseIterable {
     /// libcamera's cameras only (S41; the plugin loaded at run time).
     case libcamera
 
-    /// The choice in CAMCORE_BACKEND as a one-name choice; nil when unset,
-    /// empty, or a list of names (`BackendSet.fromEnvironment`). Errors:
-    /// invalidArgument for a name camcore does not have.
-    static func fromEnvironment() throws(CamError) -> BackendChoice? {
-        guard case .choice(let c)? = try BackendSet.fromEnvironment() else { return nil }
-        return c
-    }
-
     /// True inside a Flatpak or Snap sandbox.
     static var inSandbox: Bool { access("/.flatpak-info", F_OK) == 0 || getenv("SNAP") != nil }
 
@@ -295,8 +287,7 @@ public final class Manager: @unchecked Sendable {
                let why = h.hiddenReason {
                 throw .notSupported("\(id) (\(h.node), \(h.name)) is not a camera camcore opens: \(why)")
             }
-            if let lc = sources.first(where: { id.hasPrefix($0.idPrefix) }) as? LibcameraSource,
-               let why = lc.unavailableReason {
+            if let why = sources.first(where: { id.hasPrefix($0.idPrefix) })?.openRefusal {
                 throw .notSupported("\(id) cannot be reached: \(why)")
             }
             if let portal, id.hasPrefix("pipewire:"), portal.permission != .granted {

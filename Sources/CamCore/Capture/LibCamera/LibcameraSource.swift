@@ -79,6 +79,7 @@ final class LibcameraSource: CameraSource, @unchecked Sendable {
 
     /// Why this source lists nothing (plugin or libcamera missing), once known.
     var unavailableReason: String? { state.withLock { $0.reason } }
+    var openRefusal: String? { unavailableReason }
 
     /// A libcamera id that names a camera on a video node of its own
     /// (libcamera's uvcvideo handler ends it with the USB "vid:pid").
