@@ -38,7 +38,7 @@ static inline int cc_sys_ioctl(int fd, unsigned long request, void *arg) {
 }
 
 /*
- * The capture thread's wait (Sources/CamCore/Capture/V4L2/V4L2Capture.swift): an epoll
+ * The capture thread's wait (Sources/CamCore/Backends/V4L2/V4L2Capture.swift): an epoll
  * set registered once per streaming session holds the device (tag 0) and
  * the waker's eventfd (tag 1). epoll_wait does not re-register both wait
  * queues on every frame as poll() would. struct epoll_event is packed on

@@ -272,7 +272,7 @@ static const char *fourcc_str(uint32_t code, char buf[5])
 
 /* The synthetic camera draws 8 colour bars (white, yellow, cyan, green,
  * magenta, red, blue, black; BT.601 limited range, sliding left) and a
- * white square (Sources/CamCore/Capture/Synthetic/SyntheticCamera.swift). Every Y, U and V
+ * white square (Sources/CamCore/Backends/Synthetic/SyntheticCamera.swift). Every Y, U and V
  * byte is therefore one of these values, and each sits in its own plane:
  * a swapped or misplaced plane shows up as a value outside its set. */
 static const uint8_t BAR_Y[8] = { 235, 210, 170, 145, 106, 81, 41, 16 };

@@ -9,7 +9,7 @@
  * function is called through the table ccpw_load() fills.
  *
  * The camera logic (ids, negotiation, frames, hot-plug policy) is Swift
- * (Sources/CamCore/Capture/PipeWire); this shim only speaks PipeWire:
+ * (Sources/CamCore/Backends/PipeWire); this shim only speaks PipeWire:
  * a connection with its registry of camera nodes, EnumFormat of one node,
  * and a capture stream that offers one fixed format and hands out buffers.
  *

@@ -135,7 +135,7 @@ public final class Capturer: @unchecked Sendable {
             if s.closed { throw CamError.state("the capturer is closed") }
             if s.thread != nil { throw CamError.state("the capturer is already started; stop it first") }
             puller.withLock { $0 = nil }
-            if request.dmabuf && !(backend is V4L2Capture) {
+            if request.dmabuf && !backend.abilities.contains(.dmabufExport) {
                 throw CamError.notSupported("DMA-BUF export (S37) is for V4L2 devices; \(device.isSynthetic ? "the synthetic camera" : device.id) has none")
             }
             let waker = try Waker()

@@ -102,7 +102,7 @@ public struct ManagerConfig: Sendable {
 }
 
 /// Finds cameras and opens them (SPEC S1–S5) by asking its camera
-/// sources (Devices/CameraSource.swift): the V4L2 nodes, then the
+/// sources (Backends/Seam.swift, made by Backends/Registry.swift): the V4L2 nodes, then the
 /// synthetic cameras when enabled. Holds no device open between calls.
 /// Safe from any thread.
 public final class Manager: @unchecked Sendable {
@@ -177,42 +177,25 @@ public final class Manager: @unchecked Sendable {
             backend = set == .all ? .both : set == .pipewire ? .pipewire : set == .libcamera ? .libcamera : .v4l2
         }
         backends = set
+        let portalChoice = config.portal == .auto ? try PortalChoice.fromEnvironment() ?? .auto : config.portal
+        // The portal reports through the relay (the manager owns the portal).
+        let relay = relay
         var sources: [CameraSource] = []
-        var portal: CameraPortal?
-        var v4l2: V4L2Source?
-        if set.contains(.v4l2) {
-            let v = V4L2Source()
-            sources.append(v)
-            v4l2 = v
+        for row in BackendRegistry.rows {
+            let c = BackendRegistry.Context(named: set, auto: gated, earlier: sources, config: config,
+                                            portalChoice: portalChoice,
+                                            onPermission: { state, detail in relay.manager?.emit(.permission(state, detail)) })
+            if let s = row.make(c) { sources.append(s) }
         }
-        // S41: libcamera when named, and under `auto` beside V4L2 once V4L2
-        // met a media-pipeline node (so plain webcams never start libcamera).
-        // With V4L2 in use, cameras libcamera reaches through a video node
-        // of their own stay V4L2's (S42).
-        if set.contains(.libcamera) {
-            sources.append(LibcameraSource(gate: nil, skipVideoNodeCameras: v4l2 != nil))
-        } else if gated, let v4l2 {
-            let gate: @Sendable () -> Bool = { [unowned v4l2] in v4l2.hasMediaPipeline }
-            sources.append(LibcameraSource(gate: gate, skipVideoNodeCameras: true))
+        var synthetic: [DeviceInfo] = []
+        if count > 0 {
+            let s = SyntheticSource(count: count)
+            sources.append(s)
+            synthetic = s.cameras
         }
-        if set.contains(.pipewire) {
-            let via = config.portal == .auto ? try PortalChoice.fromEnvironment() ?? .auto : config.portal
-            if config.pipeWireFD >= 0 {
-                sources.append(PipeWireSource(remote: .fd(config.pipeWireFD)))
-            } else if via == .always || (via == .auto && BackendChoice.inSandbox) {
-                // The portal reports through the relay (the manager owns the portal).
-                let relay = relay
-                let p = CameraPortal { state, detail in relay.manager?.emit(.permission(state, detail)) }
-                portal = p
-                sources.append(PipeWireSource(remote: .portal(p)))
-            } else {
-                sources.append(PipeWireSource())
-            }
-        }
-        if count > 0 { sources.append(SyntheticSource(count: count)) }
         self.sources = sources
-        self.portal = portal
-        synthetic = sources.compactMap { $0 as? SyntheticSource }.first?.cameras ?? []
+        self.portal = sources.lazy.compactMap(\.cameraPortal).first
+        self.synthetic = synthetic
         relay.manager = self
     }
 
@@ -274,10 +257,11 @@ public final class Manager: @unchecked Sendable {
         return devices() + sources.flatMap { $0.hiddenDevices() }
     }
 
-    /// Why the PipeWire backend lists nothing (library or daemon missing),
-    /// when it is in use; nil otherwise.
-    public var pipeWireUnavailableReason: String? {
-        sources.compactMap { ($0 as? PipeWireSource)?.unavailableReason }.first
+    /// Why a backend in use lists nothing (its library, plugin or daemon
+    /// is missing), by backend name ("pipewire"); nil when it lists, or is
+    /// not in use.
+    public func unavailableReason(of backend: String) -> String? {
+        sources.first { $0.name == backend }?.unavailableReason
     }
 
     /// The source whose ids start like `id`, with that device present now.

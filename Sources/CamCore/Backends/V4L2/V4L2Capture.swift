@@ -242,6 +242,7 @@ private final class Stream {
 /// multi-planar (V4L2 "Streaming I/O (Memory Mapping)"; SPEC S17, S22).
 final class V4L2Capture: CaptureBackend {
     let device: DeviceInfo
+    var abilities: BackendAbilities { .dmabufExport }
     private var node: V4L2Node?
     private let bufType: UInt32
     /// The running streaming session; nil when stopped.

@@ -23,7 +23,7 @@ import Glibc
 /// (its uvcvideo handler: an id ending in USB "vendor:product") is left to
 /// the V4L2 backend when that is in use too (S42: one camera, one entry).
 final class LibcameraSource: CameraSource, @unchecked Sendable {
-    let idPrefix = "libcamera:"
+    let name = "libcamera"
     private let gate: (@Sendable () -> Bool)?
     private let skipVideoNodeCameras: Bool
 

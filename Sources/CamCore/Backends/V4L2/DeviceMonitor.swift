@@ -5,15 +5,6 @@ import Synchronization
 import Glibc
 #endif
 
-/// A hot-plug event of a capture device (SPEC S24).
-public enum DeviceChange: Sendable {
-    case added(DeviceInfo)
-    case removed(DeviceInfo)
-    /// The camera permission changed (S35: the camera portal's answer),
-    /// with why.
-    case permission(CameraPermission, String)
-}
-
 /// Watches udev's "video4linux" events on its own thread and tells its
 /// observer about capture devices that come and go (S24): V4L2Source's
 /// hot-plug watch. Only capture devices (S1) are reported; a removed node

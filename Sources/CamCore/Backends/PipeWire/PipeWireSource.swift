@@ -22,7 +22,7 @@ import Glibc
 /// capture; it is made on first use and made again after the daemon went
 /// away. Safe from any thread.
 final class PipeWireSource: CameraSource, @unchecked Sendable {
-    let idPrefix = "pipewire:"
+    let name = "pipewire"
 
     /// The shim's connection (ccpw_core), which is safe from any thread. It
     /// is destroyed when its last holder lets go: the source, and every
@@ -64,7 +64,7 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
     init(remote: Remote = .socket) { self.remote = remote }
 
     /// The portal this source goes through, if any.
-    var portal: CameraPortal? {
+    var cameraPortal: CameraPortal? {
         if case .portal(let p) = remote { return p }
         return nil
     }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The V4L2 capture nodes, found through libudev (SPEC S1–S3, S24).
 final class V4L2Source: CameraSource, @unchecked Sendable {
-    let idPrefix = "v4l2:"
+    let name = "v4l2"
 
     /// Where each id was last seen (udev sysfs path), what it was, and
     /// which device instance the node was then: lets `device(id:)` look at
@@ -21,12 +21,12 @@ final class V4L2Source: CameraSource, @unchecked Sendable {
 
     /// The last listing met a media-pipeline node (S40): there is a camera
     /// only libcamera reaches (the `auto` choice then asks libcamera too).
-    private let sawMediaPipeline = Atomic<Bool>(false)
-    var hasMediaPipeline: Bool { sawMediaPipeline.load(ordering: .acquiring) }
+    private let metMediaPipeline = Atomic<Bool>(false)
+    var sawMediaPipeline: Bool { metMediaPipeline.load(ordering: .acquiring) }
 
     func devices() -> [DeviceInfo] {
         let everything = DeviceEnumerator.captureDevicesWithSyspaths(includeHidden: true)
-        sawMediaPipeline.store(everything.contains { $0.0.hiddenReason != nil }, ordering: .releasing)
+        metMediaPipeline.store(everything.contains { $0.0.hiddenReason != nil }, ordering: .releasing)
         let found = everything.filter { $0.0.hiddenReason == nil }
         var known: [String: Sighting] = [:]
         for (d, p) in found { known[d.id] = V4L2Source.sighting(d, p) }

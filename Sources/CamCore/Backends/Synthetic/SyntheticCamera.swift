@@ -242,7 +242,7 @@ final class SyntheticCapture: CaptureBackend {
 /// The synthetic cameras as a camera source (S4): listed only when asked
 /// for, always present, never plugged or unplugged.
 final class SyntheticSource: CameraSource {
-    let idPrefix = "synthetic:"
+    let name = "synthetic"
     let cameras: [DeviceInfo]
 
     /// `count`: 1 (one camera) or 2 (a front and a back one).
