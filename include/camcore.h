@@ -571,12 +571,43 @@ typedef struct camcore_device_info {
     const char *v4l2_id;
 } camcore_device_info;
 
+/**
+ * More of one device's description: what was added after 0.1, which
+ * camcore_device_info (an array entry, so of one fixed size) cannot take.
+ * Reached as camcore_device_list.details[i] for devices[i], in the list's
+ * one allocation. Grows at the end only: read a field only when
+ * struct_size covers it.
+ * \since 0.2
+ */
+typedef struct camcore_device_details {
+    /** sizeof the library's camcore_device_details. */
+    uint32_t struct_size;
+    /** Number of strings in other_ids. */
+    uint32_t other_id_count;
+    /**
+     * The ids this camera has in the other backends (S42), so an app can
+     * match them: what the entry reaches the camera through (a PipeWire
+     * node's V4L2 device or libcamera camera, a libcamera UVC camera's V4L2
+     * device), and the entries of other backends in use that the listing
+     * folded into this one (a camera several backends reach is listed
+     * once: as the V4L2 device for a UVC camera, the libcamera camera for a
+     * media-pipeline one). other_id_count strings, then NULL; never NULL.
+     */
+    const char *const *other_ids;
+} camcore_device_details;
+
 /** A device list: one allocation, freed with camcore_device_list_free(). \since 0.1 */
 typedef struct camcore_device_list {
     /** Number of entries in devices. */
     size_t count;
     /** count entries; real cameras first in node order, then synthetic. */
     camcore_device_info *devices;
+    /**
+     * count pointers, details[i] describing devices[i] further (\since 0.2:
+     * appended; a library of 0.1 has no such field, so build against the
+     * minor you run with, as the ABI policy says).
+     */
+    const camcore_device_details *const *details;
 } camcore_device_list;
 
 /**
@@ -1605,6 +1636,31 @@ int camcore_capturer_get_format(const camcore_capturer *capturer, camcore_captur
  * \since 0.1
  */
 int camcore_capturer_get_stats(const camcore_capturer *capturer, camcore_capture_stats *out);
+
+/**
+ * What camcore last found of the geometry of this capture's frames (S43):
+ * every frame's size, strides and lengths are checked against the format
+ * in use before delivery. A frame whose own description is consistent but
+ * differs (PipeWire's libcamera node announces 640x480 and delivers 636x480
+ * at stride 1908) is delivered with its true size, and the capture's format
+ * (camcore_capturer_get_format()) follows it, CAMCORE_ADJUSTED_SIZE set; a
+ * session re-reports it through on_selected. A frame that fits no geometry
+ * is delivered flagged CAMCORE_FRAME_CORRUPTED. Either way this text says
+ * what and why; it is empty while every frame fits. Cleared at start, kept
+ * after stop.
+ *
+ * \param capturer the capturer.
+ * \param buffer   receives the text, NUL-terminated, cut to size - 1
+ *                 bytes; may be NULL when size is 0 (to ask the length).
+ * \param size     bytes at buffer.
+ * \returns the text's full length in bytes (0: nothing to say; as
+ *          snprintf: a result >= size means it was cut), or
+ *          CAMCORE_E_INVALID_ARG (NULL or closed capturer, buffer NULL with
+ *          size > 0).
+ * \threadsafety Safe from any thread, including the capturer's own callbacks.
+ * \since 0.2
+ */
+int camcore_capturer_get_frame_note(const camcore_capturer *capturer, char *buffer, size_t size);
 
 /**
  * The device's native file descriptor (S28), for what camcore does not

@@ -51,6 +51,7 @@
 
 #include <camcore.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -384,6 +385,8 @@ struct device {
     std::uint32_t flags = 0, device_caps = 0;
     /** camcore_device_type and camcore_position values. */
     std::int32_t type = 0, position = 0;
+    /** The ids this camera has in the other backends (S42; camcore_device_details.other_ids). */
+    std::vector<std::string> other_ids;
 
     device() = default;
     explicit device(const camcore_device_info &d)
@@ -391,6 +394,10 @@ struct device {
           backend(str(d.backend)), v4l2_id(str(d.v4l2_id)), unavailable_reason(str(d.unavailable_reason)),
           usb_vendor_id(d.usb_vendor_id), usb_product_id(d.usb_product_id), flags(d.flags),
           device_caps(d.device_caps), type(d.type), position(d.position) {}
+    device(const camcore_device_info &d, const camcore_device_details *more) : device(d) {
+        for (std::uint32_t i = 0; more && i < more->other_id_count; i++)
+            other_ids.emplace_back(str(more->other_ids[i]));
+    }
     bool synthetic() const noexcept { return (flags & CAMCORE_DEVICE_SYNTHETIC) != 0; }
     bool unavailable() const noexcept { return (flags & CAMCORE_DEVICE_UNAVAILABLE) != 0; }
     /** Not a camera of its own (S40; listed by devices(true) only). */
@@ -577,7 +584,7 @@ struct completions {
 inline std::vector<device> copy_devices(const camcore_device_list *l) {
     std::vector<device> v;
     for (std::size_t i = 0; l && i < l->count; i++)
-        v.emplace_back(l->devices[i]);
+        v.emplace_back(l->devices[i], l->details ? l->details[i] : nullptr);
     return v;
 }
 
@@ -716,6 +723,19 @@ public:
     camcore_capture_stats stats() const {
         camcore_capture_stats s = empty_stats();
         check(camcore_capturer_get_stats(c_, &s), "camcore_capturer_get_stats");
+        return s;
+    }
+
+    /** What camcore last found of the frames' geometry (S43); "" while every frame fits. */
+    std::string frame_note() const {
+        int n = camcore_capturer_get_frame_note(c_, nullptr, 0);
+        if (n < 0)
+            check(n, "camcore_capturer_get_frame_note");
+        std::string s(static_cast<std::size_t>(n) + 1, '\0');
+        n = camcore_capturer_get_frame_note(c_, &s[0], s.size());
+        if (n < 0)
+            check(n, "camcore_capturer_get_frame_note");
+        s.resize(std::min(static_cast<std::size_t>(n), s.size() - 1));
         return s;
     }
 

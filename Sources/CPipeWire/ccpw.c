@@ -230,6 +230,9 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
     copy_prop(n.device_path, sizeof n.device_path, props, "api.v4l2.path");
     if (!n.device_path[0] && strncmp(n.object_path, "v4l2:", 5) == 0)
         snprintf(n.device_path, sizeof n.device_path, "%s", n.object_path + 5);
+    copy_prop(n.libcamera_id, sizeof n.libcamera_id, props, "api.libcamera.path");
+    if (!n.libcamera_id[0] && strncmp(n.object_path, "libcamera:", 10) == 0)
+        snprintf(n.libcamera_id, sizeof n.libcamera_id, "%s", n.object_path + 10);
     copy_prop(n.bus_path, sizeof n.bus_path, props, "device.bus-path");
     if (!n.bus_path[0])
         copy_prop(n.bus_path, sizeof n.bus_path, props, "api.v4l2.cap.bus_info");

@@ -757,6 +757,24 @@ static void test_S4_synthetic_listed_only_when_asked(void)
         CHECK(d->position >= CAMCORE_POSITION_UNKNOWN && d->position <= CAMCORE_POSITION_EXTERNAL,
               "position %d out of range", (int)d->position);
     }
+    /* The details (0.2): one per entry, of the library's size; the synthetic
+     * camera is in no other backend (S42): no other ids, the array still ends
+     * in NULL. */
+    CHECK(list->details != NULL, "details NULL in a list of %zu", list->count);
+    for (size_t k = 0; list->details && k < list->count; k++) {
+        const camcore_device_details *more = list->details[k];
+        CHECK(more != NULL && more->struct_size == sizeof(camcore_device_details),
+              "details[%zu]: struct_size %u, expected %zu", k, more ? more->struct_size : 0u,
+              sizeof(camcore_device_details));
+        if (more && d == &list->devices[k])
+            CHECK(more->other_id_count == 0 && more->other_ids && more->other_ids[0] == NULL,
+                  "synthetic camera: %u other ids", more->other_id_count);
+        for (uint32_t j = 0; more && more->other_ids && j < more->other_id_count; j++)
+            CHECK(more->other_ids[j] && strchr(more->other_ids[j], ':'), "details[%zu]: other id %u '%s' has no backend",
+                  k, j, more->other_ids[j] ? more->other_ids[j] : "(null)");
+        if (more && more->other_ids)
+            CHECK(more->other_ids[more->other_id_count] == NULL, "details[%zu]: other ids not NULL-terminated", k);
+    }
     camcore_device_list_free(list);
 }
 
@@ -2625,6 +2643,23 @@ static void teardown(void)
     camcore_manager_free(g_manager);
 }
 
+/* S43: the frame note is empty while frames fit; snprintf-style length;
+ * bad arguments refused. */
+static void test_S43_frame_note(void)
+{
+    camcore_capturer *cap = open_synthetic();
+    char buf[8] = "xxxxxxx";
+
+    if (!cap)
+        return;
+    CHECK_STATUS(camcore_capturer_get_frame_note(NULL, buf, sizeof buf), CAMCORE_E_INVALID_ARG, "note(NULL)");
+    CHECK_STATUS(camcore_capturer_get_frame_note(cap, NULL, 4), CAMCORE_E_INVALID_ARG, "note(buffer NULL, size 4)");
+    CHECK(camcore_capturer_get_frame_note(cap, NULL, 0) == 0, "a never started capturer has a note");
+    CHECK(camcore_capturer_get_frame_note(cap, buf, sizeof buf) == 0 && buf[0] == '\0',
+          "empty note: got '%s'", buf);
+    camcore_capturer_close(cap);
+}
+
 static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S29_version),
     TESTLIB_TEST(test_S29_strerror_names),
@@ -2632,6 +2667,7 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S4_synthetic_listed_only_when_asked),
     TESTLIB_TEST(test_S5_synthetic_formats),
     TESTLIB_TEST(test_S5_pixel_format_table),
+    TESTLIB_TEST(test_S43_frame_note),
     TESTLIB_TEST(test_S22_capture_yuyv_640x480),
     TESTLIB_TEST(test_S22_capture_yuyv_1280x720_at_15),
     TESTLIB_TEST(test_S22_capture_i420),

@@ -131,6 +131,7 @@ def test_S32_S34_pipewire_lists_vivid_with_its_v4l2_id(pipewire, camcore):
         assert d.backend == "pipewire" and d.id.startswith("pipewire:"), d
         assert d.driver == "vivid" and d.type == "virtual", d
         assert d.v4l2_id in v4l2.values(), (d, v4l2)
+        assert d.other_ids == (d.v4l2_id,), d             # S42: what it wraps, by id
     assert len({d.v4l2_id for d in pw}) == 2
 
 
@@ -151,10 +152,16 @@ def test_S5_S34_formats_are_the_v4l2_ones(pipewire, camcore):
 
 def test_S33_both_lists_each_camera_once(pipewire, camcore):
     with camcore.Manager(backend="both") as m:
-        ids = [d.id for d in m.devices()]
+        both = m.devices()
     with camcore.Manager(backend="v4l2") as m:
         v4l2 = [d.id for d in m.devices()]
+    ids = [d.id for d in both]
     assert ids == v4l2, ids
+    # S42: each V4L2 entry names the PipeWire node over it.
+    pw = {d.v4l2_id: d.id for d in _pipewire_cameras(camcore)}
+    for d in both:
+        if d.id in pw:
+            assert d.other_ids == (pw[d.id],), (d, pw)
 
 
 def test_S22_S34_capture_60_frames_through_pipewire(pipewire, camcore):

@@ -176,6 +176,17 @@ def test_S4_synthetic_listed_when_asked(manager):
     assert d.device_caps == 0
     assert (d.usb_vendor_id, d.usb_product_id) == (0, 0)
     assert d.position in ("unknown", "front", "back", "external")
+    assert d.other_ids == ()  # S42: the synthetic camera is in no other backend
+
+
+def test_S43_frame_note_is_empty_while_frames_fit(manager, synth_id):
+    with manager.open(synth_id) as cap:
+        frames = cap.capture(3, fourcc="NV12", width=320, height=240)
+        assert [(f.width, f.height) for f in frames] == [(320, 240)] * 3
+        assert cap.frame_note == ""
+        assert not cap.format.adjusted & camcore.ADJUSTED_SIZE
+    with pytest.raises(camcore.StateError):
+        cap.frame_note  # closed
 
 
 LIST_DEVICES = """

@@ -4,6 +4,7 @@
  */
 #include "camcore_tool.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +12,8 @@ const char list_usage[] =
     "usage: " PROGRAM " list [--all] [--json]\n"
     "\n"
     "Lists the cameras: index, id, name, type (builtin, external, virtual),\n"
-    "position (front, back, external, unknown), node and backend. Only video\n"
+    "position (front, back, external, unknown), node and backend, and the ids\n"
+    "the camera also has in other backends (\"also:\"). Only video\n"
     "capture nodes are cameras (no metadata, output or codec nodes). With no\n"
     "camera, camcore's synthetic camera (a test pattern) is listed as index 0.\n"
     "The index, the id or the node names a camera for the other commands.\n"
@@ -63,6 +65,7 @@ int cmd_list(int argc, char **argv)
             printf("%s{", i ? ", " : "");
             json_kv_int(&first, "index", (long long)i);
             json_device_fields(&first, d.shown[i]);
+            json_other_ids(&first, device_details(d.all, d.shown[i]));
             putchar('}');
         }
         printf("]");
@@ -93,8 +96,12 @@ int cmd_list(int argc, char **argv)
             printf("%-3zu %-*s  %-*s  %-8s  %-8s  %-*s  %s\n", i, wid, d.shown[i]->id, wname,
                    d.shown[i]->name, type_name(d.shown[i]->type),
                    position_name(d.shown[i]->position), wnode, d.shown[i]->node, d.shown[i]->backend);
+            const camcore_device_details *more = device_details(d.all, d.shown[i]);
             if (d.shown[i]->flags & CAMCORE_DEVICE_UNAVAILABLE)
                 printf("    unavailable: %s\n", d.shown[i]->unavailable_reason);
+            /* S42: the same camera in the other backends. */
+            for (uint32_t k = 0; more && k < more->other_id_count; k++)
+                printf("    %s %s\n", k ? "    " : "also:", more->other_ids[k]);
         }
         if (all) {
             printf("\n%zu capture node%s that %s no camera%s of %s own (--all):\n", nhidden, nhidden == 1 ? "" : "s",

@@ -101,6 +101,28 @@ void json_device_fields(int *first, const camcore_device_info *dev)
         json_kv_str(first, "unavailable_reason", dev->unavailable_reason);
 }
 
+void json_other_ids(int *first, const camcore_device_details *details)
+{
+    uint32_t i;
+
+    if (!details || details->other_id_count == 0)
+        return;
+    printf("%s\"other_ids\": [", *first ? "" : ", ");
+    for (i = 0; i < details->other_id_count; i++) {
+        printf("%s", i ? ", " : "");
+        json_str(details->other_ids[i]);
+    }
+    putchar(']');
+    *first = 0;
+}
+
+const camcore_device_details *device_details(const camcore_device_list *list, const camcore_device_info *dev)
+{
+    if (!list || !list->details || dev < list->devices || dev >= list->devices + list->count)
+        return NULL;
+    return list->details[dev - list->devices];
+}
+
 void json_device(const camcore_device_info *dev)
 {
     int first = 1;

@@ -48,6 +48,8 @@ typedef struct ccpw_node {
     char device_path[128];     /* api.v4l2.path, or the /dev path from object.path */
     char bus_path[256];        /* device.bus-path or api.v4l2.cap.bus_info */
     char driver[64];           /* api.v4l2.cap.driver, or the factory */
+    char libcamera_id[256];    /* api.libcamera.path, or the camera id from object.path
+                                  "libcamera:<id>": the libcamera camera it wraps */
     uint32_t duplicate;        /* 0, or 1 when a node listed before it has the same
                                   node.name (the session manager can race on names) */
 } ccpw_node;

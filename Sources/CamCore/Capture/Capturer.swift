@@ -82,6 +82,22 @@ public final class Capturer: @unchecked Sendable {
     /// The format applied at the last start; nil before any start.
     public var format: CaptureFormat? { session.withLock { $0.format } }
 
+    /// What the frame path last found of a frame's geometry (S43), e.g.
+    /// "the camera delivers RGB3 636x480 (stride 1908), not the
+    /// negotiated 640x480: ..."; nil while every frame fits the negotiated
+    /// format. Kept across stop; cleared at start.
+    public var frameNote: String? { note.withLock { $0 } }
+    private let note = Mutex<String?>(nil)
+
+    /// Called on the capture thread (or a pull reader's) when frames turn
+    /// out to have another consistent geometry than negotiated (S43), with
+    /// the capture's format as it is now and `frameNote`. Set before start.
+    public var onFormatChange: (@Sendable (CaptureFormat, String) -> Void)? {
+        get { note.withLock { _ in formatChangeHandler } }
+        set { note.withLock { _ in formatChangeHandler = newValue } }
+    }
+    private var formatChangeHandler: (@Sendable (CaptureFormat, String) -> Void)?
+
     /// Counters since the last start.
     public var stats: CaptureStats {
         var s = counters.withLock { $0.stats }
@@ -171,7 +187,8 @@ public final class Capturer: @unchecked Sendable {
                         }
                         pool.memory.append(m)
                     }
-                    conversion = Conversion(converter: conv, pool: pool)
+                    conversion = Conversion(converter: conv, pool: pool, bufferBytes: max(conv.outputBytes, 1),
+                                            outputSize: scaled ? (request.outputWidth, request.outputHeight) : nil)
                     fmt.fourcc = out
                     fmt.strides = conv.outputStrides
                     fmt.frameBytes = conv.outputBytes
@@ -186,7 +203,9 @@ public final class Capturer: @unchecked Sendable {
             framesCorrupted.store(0, ordering: .releasing); rateWindow.store(0, ordering: .releasing)
             stopRequested.store(false, ordering: .releasing)
             running.store(true, ordering: .releasing)
-            let path = FramePath(conversion, stallAfterNs: Capturer.stallThresholdNs(fmt.frameRate))
+            note.withLock { $0 = nil }
+            let path = FramePath(conversion, stallAfterNs: Capturer.stallThresholdNs(fmt.frameRate),
+                                 geometry: FrameGeometry(fourcc: fmt.sourceFourCC, width: fmt.width, height: fmt.height))
             if let pull {
                 // S36: readers run the frame path in acquire; the capture
                 // thread takes over when one stays away for as long as the
@@ -276,8 +295,12 @@ public final class Capturer: @unchecked Sendable {
 
     /// A converter and the buffers it writes into (S8).
     struct Conversion {
-        let converter: PixelConverter
+        var converter: PixelConverter
         let pool: HeapBuffers
+        /// Bytes of each buffer of `pool`.
+        let bufferBytes: Int
+        /// The output size asked (S38), nil for the captured size.
+        let outputSize: (width: Int, height: Int)?
         /// A buffer the app does not hold, or nil when all are held.
         func freeSlot(after last: inout Int) -> Int? {
             let n = pool.memory.count
@@ -294,7 +317,10 @@ public final class Capturer: @unchecked Sendable {
     /// whichever thread runs the path, one at a time (the capture thread,
     /// or in pull mode a reader in `acquire`, see FramePuller).
     final class FramePath {
-        let conversion: Conversion?
+        var conversion: Conversion?
+        /// What every frame from the backend must be (S43); nil for a
+        /// FourCC the table does not know.
+        var geometry: FrameGeometry?
         let stallAfterNs: UInt64
         var lastOut = -1
         var lastSequence: UInt32? = nil
@@ -311,8 +337,8 @@ public final class Capturer: @unchecked Sendable {
         /// The one frame of the path, filled in place by the backend.
         var frame = Frame(fourcc: .yuyv, width: 0, height: 0, planeCount: 1, planes: (.empty, .empty, .empty),
                           timestampNs: 0, sequence: 0)
-        init(_ conversion: Conversion?, stallAfterNs: UInt64) {
-            self.conversion = conversion; self.stallAfterNs = stallAfterNs
+        init(_ conversion: Conversion?, stallAfterNs: UInt64, geometry: FrameGeometry?) {
+            self.conversion = conversion; self.stallAfterNs = stallAfterNs; self.geometry = geometry
         }
     }
 
@@ -366,7 +392,6 @@ public final class Capturer: @unchecked Sendable {
             counters.withLock { $0.stats.stalls += 1 }
             onStall?(true, path.progressNs)
         }
-        let conversion = path.conversion
         let wait = timeoutMs < 0 ? path.waitMs : min(timeoutMs, path.waitMs)
         switch backend.nextFrame(into: &path.frame, timeoutMs: wait) {
         case .idle:
@@ -377,6 +402,9 @@ public final class Capturer: @unchecked Sendable {
         case .failed(let error):
             return end(error)
         case .frame:
+            // S43: every frame is what its description says.
+            if let g = path.geometry, !g.fits(path.frame) { checkGeometry(path) }
+            let conversion = path.conversion
             if let last = path.lastSequence {
                 path.frame.droppedBefore = path.frame.sequence &- last &- 1
                 // A sequence that went backwards (driver restart) is no gap.
@@ -442,6 +470,66 @@ public final class Capturer: @unchecked Sendable {
         }
         return true
     }
+
+    /// A frame that does not fit the capture's geometry (S43), looked at
+    /// closely: one whose own description is consistent (a daemon's chunk
+    /// that says 636x480 at stride 1908 where 640x480 was announced) is
+    /// delivered as it is, and the capture's format follows it (adjusted
+    /// size, `onFormatChange`); one that fits no geometry is marked
+    /// corrupt. Either way `frameNote` says why.
+    @inline(never)
+    private func checkGeometry(_ path: FramePath) {
+        let f = path.frame
+        do throws(CamError) {
+            try f.checkDescription()
+        } catch {
+            path.frame.flags.insert(.corrupted)
+            setNote("frame \(f.sequence) (\(f.fourcc) \(f.width)x\(f.height)) fits no geometry, marked corrupted: \(error.message)")
+            return
+        }
+        guard let g = path.geometry, f.fourcc != g.fourcc || f.width != g.width || f.height != g.height else {
+            return   // the negotiated geometry, laid out another way (one plane holding all)
+        }
+        let stride = f.planeCount > 0 ? f.planes.0.stride : 0
+        var why = "the camera delivers \(f.fourcc) \(f.width)x\(f.height) (stride \(stride)), not the negotiated "
+            + "\(g.fourcc) \(g.width)x\(g.height): frames carry the size they have"
+        if var c = path.conversion {
+            do throws(CamError) {
+                let conv = try PixelConverter(source: f.fourcc, width: f.width, height: f.height, target: c.converter.target,
+                                              outputWidth: c.outputSize?.width, outputHeight: c.outputSize?.height)
+                guard conv.outputBytes <= c.bufferBytes else {
+                    throw CamError.notSupported("its output (\(conv.outputBytes) bytes) outgrows camcore's buffers")
+                }
+                c.converter = conv
+                path.conversion = c
+            } catch {
+                path.frame.flags.insert(.corrupted)
+                setNote(why + "; it cannot be converted at that size (\(error.message)): restart the capture")
+                return
+            }
+        }
+        path.geometry = FrameGeometry(fourcc: f.fourcc, width: f.width, height: f.height)
+        let changed: CaptureFormat? = session.withLock { s in
+            guard var fmt = s.format else { return nil }
+            fmt.width = f.width; fmt.height = f.height
+            fmt.adjustments.insert(.size)
+            if let c = path.conversion {
+                fmt.strides = c.converter.outputStrides; fmt.frameBytes = c.converter.outputBytes
+                fmt.outputWidth = c.converter.outputWidth; fmt.outputHeight = c.converter.outputHeight
+            } else {
+                fmt.strides = (0..<f.planeCount).map { f.plane($0).stride }
+                fmt.frameBytes = (0..<f.planeCount).reduce(0) { $0 + f.plane($1).length }
+                fmt.outputWidth = f.width; fmt.outputHeight = f.height
+            }
+            s.format = fmt
+            return fmt
+        }
+        why += "; the capture's format says so (size adjusted)"
+        setNote(why)
+        if let changed, let handler = onFormatChange { handler(changed, why) }
+    }
+
+    private func setNote(_ text: String) { note.withLock { $0 = text } }
 
     /// A pull reader's turn of the frame path (FramePuller's pump): `step`
     /// out of line.

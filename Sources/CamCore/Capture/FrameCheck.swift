@@ -66,3 +66,53 @@ extension Frame {
         return head > Int.max - rowBytes ? Int.max : head + rowBytes
     }
 }
+
+/// The geometry a capture's frames must have (SPEC S43): the negotiated
+/// FourCC and size, and per plane the bytes of a row and the rows. The
+/// frame path checks every frame against it with a few compares
+/// (`fits`); a frame that does not fit is looked at closely, out of line
+/// (Capturer: delivered with its own consistent geometry, or marked
+/// corrupt with the reason).
+struct FrameGeometry {
+    let fourcc: FourCC
+    let width: Int
+    let height: Int
+    let compressed: Bool
+    let planeCount: Int
+    let rowBytes: (Int, Int, Int)
+    let rows: (Int, Int, Int)
+
+    /// nil for a FourCC the table does not know (nothing to check against).
+    init?(fourcc: FourCC, width: Int, height: Int) {
+        guard let info = PixelFormatTable.info(fourcc), width > 0, height > 0 else { return nil }
+        self.fourcc = fourcc; self.width = width; self.height = height
+        compressed = info.isCompressed
+        planeCount = compressed ? 1 : info.planeCount
+        var rb = [0, 0, 0], rs = [0, 0, 0]
+        if !compressed {
+            for p in 0..<min(planeCount, 3) {
+                rb[p] = info.rowBytes(plane: p, width: width) ?? 0
+                rs[p] = info.rows(plane: p, height: height) ?? 0
+            }
+        }
+        rowBytes = (rb[0], rb[1], rb[2]); rows = (rs[0], rs[1], rs[2])
+    }
+
+    @inline(__always)
+    private static func planeFits(_ pl: Plane, _ rowBytes: Int, _ rows: Int) -> Bool {
+        pl.stride >= rowBytes && pl.length >= pl.stride &* (rows &- 1) &+ rowBytes
+    }
+
+    /// True when the frame has this geometry: FourCC, size, and every
+    /// plane's stride at least a row and its length at least the rows.
+    @inline(__always)
+    func fits(_ f: Frame) -> Bool {
+        guard f.fourcc == fourcc, f.width == width, f.height == height else { return false }
+        if compressed { return f.planes.0.length > 0 }
+        guard f.planeCount == planeCount else { return false }
+        if !Self.planeFits(f.planes.0, rowBytes.0, rows.0) { return false }
+        if planeCount > 1 && !Self.planeFits(f.planes.1, rowBytes.1, rows.1) { return false }
+        if planeCount > 2 && !Self.planeFits(f.planes.2, rowBytes.2, rows.2) { return false }
+        return true
+    }
+}

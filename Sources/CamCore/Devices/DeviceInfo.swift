@@ -52,6 +52,15 @@ public struct DeviceInfo: Sendable, Equatable {
     /// For a PipeWire camera that wraps a V4L2 device: that device's V4L2
     /// id (S32), so an app can match the two; nil otherwise.
     public var v4l2ID: String? = nil
+    /// The id, in another backend, of the camera this entry reaches
+    /// through: a PipeWire node's V4L2 device or libcamera camera, a
+    /// libcamera UVC camera's V4L2 device (S42); nil when none is known.
+    /// Set by the source; the manager lists such a camera once.
+    public var wraps: String? = nil
+    /// The ids this camera has in the other backends (S42): whatever it
+    /// wraps, and the entries of other backends the manager folded into
+    /// this one; [] when none. Set by `Manager.devices()`.
+    public var otherIDs: [String] = []
 
     /// The backend the camera comes from (S32): "v4l2", "pipewire" or
     /// "synthetic", the part of the id before its first ':'.

@@ -240,13 +240,45 @@ public final class Manager: @unchecked Sendable {
     /// The capture devices present now: every source's, in source order
     /// (real cameras in node order, then the synthetic ones). No
     /// streaming; each node is open only for its queries (S3).
-    /// A camera another source wraps (a PipeWire node over a listed V4L2
-    /// device, `v4l2ID`) is listed once, as the device it wraps (S33).
+    /// A camera several sources reach is listed once (S42), as the device
+    /// the others wrap, with their ids in `otherIDs`.
     public func devices() -> [DeviceInfo] {
-        let all = sources.flatMap { $0.devices() }
-        guard sources.count > 1 else { return all }
-        let ids = Set(all.map(\.id))
-        return all.filter { d in d.v4l2ID.map { !ids.contains($0) } ?? true }
+        Manager.listedOnce(sources.flatMap { $0.devices() })
+    }
+
+    /// S42, one camera one entry: an entry that wraps another listed entry
+    /// (`wraps`, followed through chains: a PipeWire node over a libcamera
+    /// camera over a V4L2 device) is folded into the one at the end of the
+    /// chain, which keeps its place and gains the folded ids in
+    /// `otherIDs`; every entry names what it wraps there too. So the V4L2
+    /// entry stands for a UVC camera, the libcamera one for a
+    /// media-pipeline camera, a PipeWire node for a camera only it reaches.
+    static func listedOnce(_ all: [DeviceInfo]) -> [DeviceInfo] {
+        var index: [String: Int] = [:]
+        for (i, d) in all.enumerated() where index[d.id] == nil { index[d.id] = i }
+        func end(_ start: Int) -> Int {
+            var path = [start]
+            while let w = all[path.last!].wraps, let j = index[w], j != path.last! {
+                // A cycle (no source makes one) ends at its first entry.
+                if let k = path.firstIndex(of: j) { return path[k...].min()! }
+                path.append(j)
+            }
+            return path.last!
+        }
+        var out = all
+        var kept = [Bool](repeating: true, count: all.count)
+        func add(_ id: String, to i: Int) {
+            if id != out[i].id && !out[i].otherIDs.contains(id) { out[i].otherIDs.append(id) }
+        }
+        for i in all.indices { if let w = all[i].wraps { add(w, to: i) } }
+        for i in all.indices {
+            let e = end(i)
+            guard e != i else { continue }
+            kept[i] = false
+            add(all[i].id, to: e)
+            for id in out[i].otherIDs { add(id, to: e) }
+        }
+        return out.indices.filter { kept[$0] }.map { out[$0] }
     }
 
     /// `devices()`, then with `includeHidden` the capture nodes that are no
@@ -369,6 +401,12 @@ public final class Manager: @unchecked Sendable {
     }
 
     fileprivate func emit(_ change: DeviceChange) {
+        // S42: a camera listed once is told once, by the source that lists it.
+        switch change {
+        case .added(let d), .removed(let d):
+            if let w = d.wraps, sources.contains(where: { w.hasPrefix($0.idPrefix) }) { return }
+        case .permission: break
+        }
         CallbackMark.inside(self) {
             delivering.withLock { _ in
                 let list = watching.withLock { $0.observers }

@@ -246,6 +246,11 @@ public final class VideoSession: @unchecked Sendable {
         do throws(CamError) {
             let (req, negotiated) = try request(for: device)
             let cap = try manager.open(deviceID: device.id)
+            // S43: frames of another size than negotiated re-report the selection.
+            cap.onFormatChange = { [weak self, weak cap] fmt, _ in
+                guard let self else { return }
+                queue.async { self.formatChanged(cap, device, fmt, negotiated) }
+            }
             try cap.start(req, onFrame: { [router] f in router.deliver(f) }, onError: { [weak self] e in
                 guard let self else { return }
                 queue.async { self.captureFailed(device, e) }
@@ -266,6 +271,18 @@ public final class VideoSession: @unchecked Sendable {
         } catch {
             return error
         }
+    }
+
+    /// The capture's frames have another geometry than negotiated (S43):
+    /// the session's format follows, and `selected` tells it again.
+    private func formatChanged(_ cap: Capturer?, _ device: DeviceInfo, _ fmt: CaptureFormat,
+                               _ negotiated: NegotiatedFormat.Adjustments) {
+        guard !closed, let cap, capturer === cap else { return }
+        var f = fmt
+        f.adjustments.formUnion(negotiated)
+        format = f
+        eventHandler?(.selected(device, f))
+        publish()
     }
 
     private func turnOff() {

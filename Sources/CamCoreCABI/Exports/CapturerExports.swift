@@ -141,6 +141,25 @@ public func cabi_capturer_get_stats(_ capturer: OpaquePointer?, _ out: UnsafeMut
     return 0
 }
 
+@_cdecl("camcore_capturer_get_frame_note")
+public func cabi_capturer_get_frame_note(_ capturer: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?,
+                                         _ size: Int) -> Int32 {
+    let fn = "camcore_capturer_get_frame_note"
+    guard let box = capturerBox(capturer, fn) else { return LastError.status }
+    guard buffer != nil || size == 0 else { return invalid("\(fn): buffer is NULL with size \(size)") }
+    // size_t above Int.max arrives negative: as good as unlimited.
+    let room = size < 0 ? Int.max : size
+    let bytes = Array((box.capturer.frameNote ?? "").utf8.prefix(Int(Int32.max)))
+    if let buffer, room > 0 {
+        let n = min(bytes.count, room - 1)
+        bytes.withUnsafeBufferPointer { b in
+            if let src = b.baseAddress, n > 0 { UnsafeMutableRawPointer(buffer).copyMemory(from: src, byteCount: n) }
+        }
+        buffer[n] = 0
+    }
+    return Int32(bytes.count)
+}
+
 @_cdecl("camcore_capturer_fd")
 public func cabi_capturer_fd(_ capturer: OpaquePointer?) -> Int32 {
     guard let box = capturerBox(capturer, "camcore_capturer_fd") else { return LastError.status }

@@ -50,18 +50,29 @@ enum Lists {
     static func deviceList(_ devices: [DeviceInfo]) -> UnsafeMutablePointer<camcore_device_list>? {
         let head = MemoryLayout<camcore_device_list>.stride
         let entry = MemoryLayout<camcore_device_info>.stride
-        var strings = 0
+        let detail = MemoryLayout<camcore_device_details>.stride
+        let pointer = MemoryLayout<UnsafeRawPointer?>.stride
+        var strings = 0, idPointers = 0
         for d in devices {
-            for s in [d.id, d.name, d.node, d.busInfo, d.driver, d.unavailableReason ?? "", d.backend, d.v4l2ID ?? ""] {
+            for s in [d.id, d.name, d.node, d.busInfo, d.driver, d.unavailableReason ?? "", d.backend, d.v4l2ID ?? ""]
+                + d.otherIDs {
                 strings += s.utf8.count + 1
             }
+            idPointers += d.otherIDs.count + 1
         }
-        let total = head + 16 + entry * devices.count + strings
+        let total = head + 16 + entry * devices.count + 16 + pointer * devices.count + 16 + detail * devices.count
+            + 16 + pointer * idPointers + strings
         guard let block = malloc(total) else { return nil }
         var arena = Arena(base: block, used: 0)
         let list = arena.take(head, align: 16).bindMemory(to: camcore_device_list.self, capacity: 1)
         let infos = arena.take(entry * devices.count, align: 16)
             .bindMemory(to: camcore_device_info.self, capacity: max(devices.count, 1))
+        let detailPointers = arena.take(pointer * devices.count, align: 16)
+            .bindMemory(to: UnsafePointer<camcore_device_details>?.self, capacity: max(devices.count, 1))
+        let details = arena.take(detail * devices.count, align: 16)
+            .bindMemory(to: camcore_device_details.self, capacity: max(devices.count, 1))
+        var idSlots = arena.take(pointer * idPointers, align: 16)
+            .bindMemory(to: UnsafePointer<CChar>?.self, capacity: max(idPointers, 1))
         for (i, d) in devices.enumerated() {
             var flags: UInt32 = 0
             if d.isMultiplanar { flags |= UInt32(CAMCORE_DEVICE_MULTIPLANAR) }
@@ -75,8 +86,16 @@ enum Lists {
                 device_caps: d.deviceCaps, type: d.type.rawValue, position: d.position.rawValue,
                 unavailable_reason: arena.string(d.unavailableReason ?? ""), backend: arena.string(d.backend),
                 v4l2_id: arena.string(d.v4l2ID ?? ""))
+            let ids = idSlots
+            for (k, other) in d.otherIDs.enumerated() { ids[k] = arena.string(other) }
+            ids[d.otherIDs.count] = nil
+            idSlots += d.otherIDs.count + 1
+            details[i] = camcore_device_details(struct_size: UInt32(MemoryLayout<camcore_device_details>.size),
+                                                other_id_count: UInt32(d.otherIDs.count), other_ids: UnsafePointer(ids))
+            detailPointers[i] = UnsafePointer(details + i)
         }
-        list.pointee = camcore_device_list(count: devices.count, devices: devices.isEmpty ? nil : infos)
+        list.pointee = camcore_device_list(count: devices.count, devices: devices.isEmpty ? nil : infos,
+                                           details: devices.isEmpty ? nil : UnsafePointer(detailPointers))
         return list
     }
 

@@ -26,7 +26,7 @@ import ctypes
 import logging
 import threading
 import time
-from ctypes import POINTER, byref, c_int32, c_int64, sizeof
+from ctypes import POINTER, byref, c_int32, c_int64, create_string_buffer, sizeof
 from fractions import Fraction
 from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator, List, Optional, Set,
                     Tuple, Union)
@@ -276,6 +276,20 @@ class Capturer:
             plane_count=out.plane_count, strides=[out.strides[i] for i in range(n)],
             frame_bytes=out.frame_bytes, fps=frac(out.fps), buffer_count=out.buffer_count,
             source_fourcc=fourcc_str(out.source_fourcc), adjusted=out.adjusted)
+
+    @property
+    def frame_note(self) -> str:
+        """What camcore last found of this capture's frame geometry (S43): a frame
+        of another consistent size than negotiated (delivered with its true size;
+        format() follows, "size" adjusted) or one that fits no geometry (flagged
+        corrupted), and why; "" while every frame fits. Cleared at start."""
+        h = self._h()
+        n = _lib.camcore_capturer_get_frame_note(h, None, 0)
+        check(n if n < 0 else 0, "Capturer.frame_note")
+        buf = create_string_buffer(n + 1)
+        n = _lib.camcore_capturer_get_frame_note(h, buf, n + 1)
+        check(n if n < 0 else 0, "Capturer.frame_note")
+        return buf.value.decode("utf-8", "replace")
 
     @property
     def stats(self) -> CaptureStats:

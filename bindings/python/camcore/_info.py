@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import _raw
 from ._args import frac
@@ -61,10 +61,19 @@ class DeviceInfo:
     #: Not a camera of its own (S40: a capture node of a media pipeline), listed
     #: only by Manager.devices(hidden=True); unavailable_reason says why.
     hidden: bool = False
+    #: The ids this camera has in the other backends (S42): what it reaches the
+    #: camera through (a PipeWire node's V4L2 device or libcamera camera), and
+    #: the entries of other backends in use that the listing folded into this
+    #: one (a camera several backends reach is listed once).
+    other_ids: Tuple[str, ...] = ()
 
 
-def device_from_c(d: _raw.camcore_device_info) -> DeviceInfo:
-    """A DeviceInfo copied from a camcore_device_info."""
+def device_from_c(d: _raw.camcore_device_info,
+                  details: "Optional[_raw.camcore_device_details]" = None) -> DeviceInfo:
+    """A DeviceInfo copied from a camcore_device_info (and its list's details)."""
+    others: Tuple[str, ...] = ()
+    if details is not None and details.struct_size >= _raw.camcore_device_details.other_ids.offset + 8:
+        others = tuple(_s(details.other_ids[k]) for k in range(details.other_id_count))
     return DeviceInfo(
         id=_s(d.id), name=_s(d.name), node=_s(d.node), bus_info=_s(d.bus_info),
         driver=_s(d.driver), usb_vendor_id=d.usb_vendor_id, usb_product_id=d.usb_product_id,
@@ -74,7 +83,7 @@ def device_from_c(d: _raw.camcore_device_info) -> DeviceInfo:
         multiplanar=bool(d.flags & _raw.DEVICE_MULTIPLANAR),
         synthetic=bool(d.flags & _raw.DEVICE_SYNTHETIC),
         unavailable_reason=_s(d.unavailable_reason), backend=_s(d.backend), v4l2_id=_s(d.v4l2_id),
-        hidden=bool(d.flags & _raw.DEVICE_HIDDEN))
+        hidden=bool(d.flags & _raw.DEVICE_HIDDEN), other_ids=others)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -130,7 +130,8 @@ class Manager:
                "Manager.devices()")
         try:
             lst = out.contents
-            result = [device_from_c(lst.devices[i]) for i in range(lst.count)]
+            result = [device_from_c(lst.devices[i], lst.details[i].contents if lst.details else None)
+                      for i in range(lst.count)]
             return result
         finally:
             _lib.camcore_device_list_free(out)

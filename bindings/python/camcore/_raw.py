@@ -129,10 +129,17 @@ class camcore_device_info(Structure):
     ]
 
 
+class camcore_device_details(Structure):
+    """More of one device (camcore_device_details, since 0.2); owned by the list."""
+
+    _fields_ = [("struct_size", c_uint32), ("other_id_count", c_uint32), ("other_ids", POINTER(c_char_p))]
+
+
 class camcore_device_list(Structure):
     """A device list (camcore_device_list); one allocation, freed with camcore_device_list_free."""
 
-    _fields_ = [("count", c_size_t), ("devices", POINTER(camcore_device_info))]
+    _fields_ = [("count", c_size_t), ("devices", POINTER(camcore_device_info)),
+                ("details", POINTER(POINTER(camcore_device_details)))]
 
 
 class camcore_format(Structure):
@@ -589,6 +596,7 @@ PROTOTYPES: List[Tuple[str, Any, List[Any]]] = [
     ("camcore_capturer_is_streaming", c_int, [capturer_p]),
     ("camcore_capturer_get_format", c_int, [capturer_p, POINTER(camcore_capture_format)]),
     ("camcore_capturer_get_stats", c_int, [capturer_p, POINTER(camcore_capture_stats)]),
+    ("camcore_capturer_get_frame_note", c_int, [capturer_p, c_char_p, c_size_t]),
     ("camcore_capturer_fd", c_int, [capturer_p]),
     ("camcore_capturer_device_id", c_char_p, [capturer_p]),
     ("camcore_capturer_start_pull", c_int, [capturer_p, POINTER(camcore_capture_config), c_uint32]),

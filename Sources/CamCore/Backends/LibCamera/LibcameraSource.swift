@@ -91,6 +91,34 @@ final class LibcameraSource: CameraSource, @unchecked Sendable {
         return parts.count == 2 && parts.allSatisfy { $0.count == 4 && $0.allSatisfy(\.isHexDigit) }
     }
 
+    /// The USB camera a libcamera UVC id names, as parts: the USB ports
+    /// ("2.4": the bus number is not in it) and vendor and product id. The
+    /// id is "<controller's firmware node>-<ports>:<config>.<interface>-<vid>:<pid>"
+    /// (libcamera's uvcvideo handler); nil for any other id.
+    static func usbParts(_ id: String) -> (ports: String, vendor: UInt16, product: UInt16)? {
+        guard isVideoNodeCamera(id), let dash = id.lastIndex(of: "-") else { return nil }
+        let ids = id[id.index(after: dash)...].split(separator: ":")
+        guard let vendor = UInt16(ids[0], radix: 16), let product = UInt16(ids[1], radix: 16) else { return nil }
+        let rest = id[..<dash]
+        guard let dash2 = rest.lastIndex(of: "-") else { return nil }
+        let usb = rest[rest.index(after: dash2)...]          // "2.4:1.0"
+        guard let colon = usb.firstIndex(of: ":") else { return nil }
+        let ports = String(usb[..<colon])
+        guard !ports.isEmpty, ports.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
+        return (ports, vendor, product)
+    }
+
+    /// The V4L2 device of a camera libcamera reaches through a video node
+    /// of its own (S42): same USB vendor and product, on the same ports
+    /// (V4L2's bus_info "usb-<controller>-<ports>"); the only one with that
+    /// vendor and product when the ports tell nothing. nil when none fits.
+    static func videoNodeDevice(of id: String, among v4l2: [DeviceInfo]) -> DeviceInfo? {
+        guard let u = usbParts(id) else { return nil }
+        let same = v4l2.filter { $0.usbVendorID == u.vendor && $0.usbProductID == u.product }
+        if let d = same.first(where: { $0.busInfo.hasPrefix("usb-") && $0.busInfo.hasSuffix("-" + u.ports) }) { return d }
+        return same.count == 1 ? same[0] : nil
+    }
+
     private func info(_ d: cclc_camera_desc) -> DeviceInfo {
         var desc = d
         let id = withUnsafeBytes(of: &desc.id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -110,9 +138,17 @@ final class LibcameraSource: CameraSource, @unchecked Sendable {
         guard let c = try? context() else { return [] }
         var buf = [cclc_camera_desc](repeating: cclc_camera_desc(), count: 32)
         let n = Int(c.api.pointee.cameras(c.p, &buf, Int32(buf.count)))
-        return buf.prefix(min(n, buf.count)).map(info).filter {
-            !(skipVideoNodeCameras && LibcameraSource.isVideoNodeCamera($0.node))
+        var cams = buf.prefix(min(n, buf.count)).map(info)
+        // S42: a UVC camera libcamera lists is a V4L2 device too; name it.
+        if cams.contains(where: { LibcameraSource.isVideoNodeCamera($0.node) }) {
+            let v4l2 = DeviceEnumerator.captureDevices()
+            for i in cams.indices where LibcameraSource.isVideoNodeCamera(cams[i].node) {
+                cams[i].wraps = LibcameraSource.videoNodeDevice(of: cams[i].node, among: v4l2)?.id
+            }
         }
+        // One the V4L2 backend lists is folded into it by the manager; one
+        // that cannot be matched is still V4L2's when that backend is in use.
+        return cams.filter { !(skipVideoNodeCameras && LibcameraSource.isVideoNodeCamera($0.node) && $0.wraps == nil) }
     }
 
     func devices() -> [DeviceInfo] {

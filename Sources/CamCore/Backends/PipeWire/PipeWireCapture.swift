@@ -136,10 +136,11 @@ final class PipeWireCapture: CaptureBackend {
                           timestampNs: 0, sequence: 0, flags: flags, pool: pool, slot: slot)
         } else {
             let stride = b.stride > 0 ? Int(b.stride) : tightStride
+            let (width, height) = chunkGeometry(stride: stride, used: used)
             let split = stride == planeSplit.stride ? planeSplit : PlaneLayout.split(for: format.fourcc, stride: stride)
-            let parts = PlaneLayout.split(split, base: base, used: used, height: format.height)
+            let parts = PlaneLayout.split(split, base: base, used: used, height: height)
             if !parts.complete { flags.insert(.corrupted) }
-            frame = Frame(fourcc: format.fourcc, width: format.width, height: format.height,
+            frame = Frame(fourcc: format.fourcc, width: width, height: height,
                           planeCount: parts.count, planes: parts.planes, timestampNs: 0, sequence: 0,
                           flags: flags, pool: pool, slot: slot)
         }
@@ -156,6 +157,20 @@ final class PipeWireCapture: CaptureBackend {
             frame.flags.insert(.corrupted)
         }
         return .frame
+    }
+
+    /// The size a buffer's chunk says (S43): a packed one-plane format whose
+    /// chunk stride is below the announced width's row holds narrower rows
+    /// (PipeWire's libcamera node announces vimc's 640x480 and delivers
+    /// 636x480 at stride 1908), as many as its bytes hold, at most the
+    /// announced height. Otherwise the announced size; the capturer checks
+    /// either against the negotiated format.
+    private func chunkGeometry(stride: Int, used: Int) -> (width: Int, height: Int) {
+        guard stride > 0, stride < tightStride, planeSplit.chromaCount == 0, format.width > 0,
+              tightStride % format.width == 0 else { return (format.width, format.height) }
+        let bytesPerPixel = tightStride / format.width
+        guard stride % bytesPerPixel == 0 else { return (format.width, format.height) }
+        return (stride / bytesPerPixel, min(format.height, used / stride))
     }
 
     func requeue(_ slot: Int) throws(CamError) {

@@ -214,12 +214,15 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
                            busInfo: PipeWireSource.string(n.bus_path), driver: driver.isEmpty ? "pipewire" : driver,
                            type: virtualDrivers.contains(driver) ? .virtual : .external, position: .unknown)
         if let v { PipeWireSource.adopt(v, into: &d) }
+        let camera = PipeWireSource.string(n.libcamera_id)
+        if d.wraps == nil, !camera.isEmpty { d.wraps = "libcamera:" + camera }
         return d
     }
 
     /// What a node over V4L2 device `v` takes from it.
     private static func adopt(_ v: DeviceInfo, into d: inout DeviceInfo) {
         d.v4l2ID = v.id
+        d.wraps = v.id
         d.driver = v.driver
         if d.busInfo.isEmpty { d.busInfo = v.busInfo }
         d.usbVendorID = v.usbVendorID
