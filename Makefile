@@ -10,6 +10,7 @@
 #   make bench       benchmarks vs the references -> bench/results/RESULTS.md, ratios.png
 #   make bench-framepath   only the frame-path rows, in one guest boot (~2 min)
 #   make bench-e2e   only the end-to-end rows (camcore vs ffmpeg, GStreamer), one guest boot
+#   make bench-libcamera   only the libcamera rows (camcore vs libcamerasrc, cam on vimc), one guest boot
 PREFIX  ?= /usr/local
 DESTDIR ?=
 # Installation directories (GNU conventions); each can be set on the command
@@ -44,7 +45,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: plugin docs wheel wheel-bundled bench-e2e bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
+.PHONY: plugin docs wheel wheel-bundled bench-e2e bench-libcamera bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 # SwiftPM does not track the header of the [system] module CCamCore
@@ -102,7 +103,7 @@ $(PLUGIN): $(PLUGIN_SRC)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -ISources/CLibcamera/include \
 		$$(pkg-config --cflags libcamera) Sources/CLibcamera/plugin/cclc_plugin.cpp -o $@ \
-		$$(pkg-config --libs libcamera) -Wl,-soname,libcamcore-libcamera.so
+		$$(pkg-config --libs libcamera libudev) -Wl,-soname,libcamcore-libcamera.so
 
 # A staging install inside the tree, used by the examples and tests.
 stage:
@@ -180,6 +181,18 @@ bench-e2e: stage
 	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
 	BENCH_ROWS=e2e BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/e2e
 	@python3 -c 'import json,sys,statistics as st,collections as co; d=co.defaultdict(list); [d[j["bench"]].append(j["result"]["process_cpu_ms"]*1e3/j["result"]["frames"]) for j in map(json.loads, open(sys.argv[1])) if "result" in j and j["run"] != 0 and j["bench"].startswith("e2e-")]; m={k: st.median(v) for k,v in d.items()}; [print("%-20s %9.1f us/frame (whole process)" % (k, v)) for k,v in sorted(m.items())]; [print("camcore / %-6s %-5s %.2f" % (t, k, m["e2e-camcore-"+k] / m["e2e-"+t+"-"+k])) for k in ("yuyv","mjpeg") for t in ("ffmpeg","gst") if "e2e-camcore-"+k in m and "e2e-"+t+"-"+k in m]' build/bench/e2e/guest.jsonl
+
+# The libcamera rows alone (issue 30; one guest boot, ~3 min): camcore's
+# libcamera backend (the camcore tool) vs GStreamer's libcamerasrc ! fakesink
+# and libcamera's cam on vimc's camera, 636x480 RGB3, CPU per frame of each
+# whole process past start-up. Needs vimc.ko (bench/run builds it with
+# Tests/kernel/vimc/build), gstreamer1.0-libcamera and libcamera-tools. Puts
+# rows 9 into bench/results/RESULTS.md (raw lines: bench/results/raw/libcamera.jsonl).
+bench-libcamera: stage
+	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
+	BENCH_ROWS=libcamera BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/libcamera
+	@mkdir -p bench/results/raw && cp build/bench/libcamera/guest.jsonl bench/results/raw/libcamera.jsonl
+	@python3 bench/report.py --libcamera bench/results build/bench/libcamera/machine.txt
 
 clean:
 	rm -rf .build build

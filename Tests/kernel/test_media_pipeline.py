@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+import textwrap
 import time
 
 import pytest
@@ -331,3 +332,204 @@ def test_S42_both_lists_a_uvc_camera_once_through_v4l2(vimc, uvc_cam, camcore):
     # (libcamera's own id of the UVC camera, when its uvcvideo handler has it,
     # ends in the USB vendor:product it is recognised by.)
     assert all(re.search(r"-[0-9a-f]{4}:[0-9a-f]{4}$", i) for i in uvc_lc), uvc_lc
+
+
+# -- S24/S25 through libcamera: vimc's platform device unbound and bound -------
+
+VIMC_DRIVER = "/sys/bus/platform/drivers/vimc"
+
+
+def _vimc_bind(what):
+    with open(os.path.join(VIMC_DRIVER, what), "w") as f:
+        f.write("vimc.0")
+
+
+UNBIND_CHILD = r"""
+import json, sys, time
+import camcore
+LC_ID, DRIVER = sys.argv[1], sys.argv[2]
+
+def wait(pred, timeout):
+    end = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+def bind(what):
+    with open(f"{DRIVER}/{what}", "w") as f:
+        f.write("vimc.0")
+
+out = {}
+events, errors, seqs = [], [], []
+with camcore.Manager(backend="libcamera") as m:
+    m.set_hotplug_callbacks(on_connected=lambda d: events.append(("+", d.id)),
+                            on_disconnected=lambda d: events.append(("-", d.id)))
+    cap = m.open(LC_ID)
+    cap.start("RGB3", 320, 240, fps=None, on_frame=lambda f: seqs.append(f.sequence),
+              on_error=lambda e: errors.append(type(e).__name__))
+    out["started"] = wait(lambda: len(seqs) >= 3, 60)
+    bind("unbind")
+    out["told"] = wait(lambda: ("-", LC_ID) in events and errors, 60)
+    out["errors"], out["streaming"] = list(errors), cap.streaming
+    out["listed_while_gone"] = [d.id for d in m.devices()]
+    cap.close()
+    bind("bind")
+    out["arrived"] = wait(lambda: ("+", LC_ID) in events, 60)
+    out["events"] = events
+    out["listed_after"] = [d.id for d in m.devices()]
+    with m.open(LC_ID) as again:
+        out["frames_after"] = [[f.fourcc, f.width] for f in again.frames(2, fourcc="RGB3", width=320, height=240,
+                                                                       fps=None, timeout=30)]
+    out["frames_before"] = len(seqs)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.guard_s(400)
+def test_S24_S25_unbinding_vimc_while_streaming_is_a_disconnect_binding_an_arrival(vimc, camcore):
+    """vimc's platform device unbound mid-stream, then bound again, in a
+    process of its own (libcamera 0.0.3 cannot stop a pipeline whose device
+    vanished: its fds stay open until that process ends, which rmmod needs).
+    libcamera never reports vimc's removal (its vimc handler has no hot-unplug)
+    and aborts on the camera's return while it still holds the old one:
+    camcore's media watch tells the removal, ends the stream as a
+    disconnect (S25) and makes libcamera's CameraManager anew, so the return
+    is an arrival (S24)."""
+    import sys
+    try:
+        r = subprocess.run([sys.executable, "-c", UNBIND_CHILD, LC_ID, VIMC_DRIVER], capture_output=True,
+                           text=True, timeout=300)
+    finally:
+        if not os.path.exists(os.path.join(VIMC_DRIVER, "vimc.0")):
+            _vimc_bind("bind")
+        conftest.sh("udevadm", "settle", "--timeout=30", check=False)
+    assert r.returncode == 0, (r.returncode, r.stdout[-2000:], r.stderr[-3000:])
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    print("MEASURED vimc unbind/bind:", out)
+    assert out["started"] and out["told"], out
+    assert out["errors"] == ["NoDeviceError"] and not out["streaming"], out
+    assert LC_ID not in out["listed_while_gone"], out
+    assert out["arrived"] and out["events"].index(["-", LC_ID]) < out["events"].index(["+", LC_ID]), out
+    assert out["listed_after"] == [LC_ID] and out["frames_after"] == [["RGB3", 318]] * 2, out
+
+
+# -- S42/S43: vimc through PipeWire's libcamera node ---------------------------
+
+@pytest.fixture(scope="module")
+def pw_libcamera(vimc, camcore):
+    """A private session bus, pipewire and wireplumber (with Debian's
+    pipewire-libcamera, its libcamera monitor) while vimc is loaded; waits
+    until camcore's PipeWire backend lists the node over the vimc camera."""
+    import test_pipewire as tp
+    for prog in ("pipewire", "wireplumber", "dbus-daemon"):
+        if not tp.shutil.which(prog):
+            pytest.fail(f"{prog} not installed (.ci/setup --kernel installs it)")
+    if not any(os.path.exists(p) for p in ("/usr/lib/x86_64-linux-gnu/spa-0.2/libcamera",)):
+        pytest.fail("PipeWire's libcamera plugin missing (.ci/setup --kernel installs pipewire-libcamera)")
+    run = tp.tempfile.mkdtemp(prefix="camcore-pwlc-")
+    os.chmod(run, 0o700)
+    saved = {k: os.environ.get(k) for k in ("XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS")}
+    os.environ["XDG_RUNTIME_DIR"] = run
+    os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={run}/bus"
+    d = tp.Daemons(run)
+    try:
+        d.start("dbus-daemon", "--session", f"--address=unix:path={run}/bus", "--nofork", "--nopidfile")
+        tp._wait(lambda: os.path.exists(f"{run}/bus"), 30, "the session bus socket")
+        d.start_pipewire()
+        with camcore.Manager(backend="pipewire") as m:
+            tp._wait(lambda: [x for x in m.devices() if LC_ID in x.other_ids], 120,
+                     lambda: f"a PipeWire node over {LC_ID}; nodes: {m.devices()}{tp._pw_state(d)}")
+        yield d
+    finally:
+        d.stop(*reversed(list(d.procs)))
+        d.logs.close()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _pw_node(camcore):
+    with camcore.Manager(backend="pipewire") as m:
+        nodes = [x for x in m.devices() if LC_ID in x.other_ids]
+    assert len(nodes) == 1, nodes
+    return nodes[0]
+
+
+def test_S42_the_pipewire_libcamera_node_names_the_camera_and_both_lists_it_once(pw_libcamera, camcore):
+    node = _pw_node(camcore)
+    assert node.backend == "pipewire" and node.other_ids == (LC_ID,), node
+    with camcore.Manager(backend="both") as m:
+        both = m.devices()
+    ids = [x.id for x in both]
+    print("MEASURED both under PipeWire+libcamera:", [(x.id, x.other_ids) for x in both])
+    # Once, as libcamera's camera (S42: media-pipeline cameras through
+    # libcamera), naming the PipeWire node; the node itself is not listed.
+    assert ids.count(LC_ID) == 1 and node.id not in ids, ids
+    lc = next(x for x in both if x.id == LC_ID)
+    assert node.id in lc.other_ids, lc
+
+
+@pytest.mark.guard_s(300)
+def test_S43_pipewire_libcamera_frames_carry_their_true_size(pw_libcamera, camcore):
+    """The node announces 640x480 and delivers vimc's 636x480 at stride 1908:
+    frames say 636x480, the capture's format follows (size adjusted) and
+    says why; the pixels are the bars, red is red."""
+    node = _pw_node(camcore)
+    with camcore.Manager(backend="pipewire") as m:
+        fourccs = {f.fourcc for f in m.formats(node.id)}
+        assert "RGB3" in fourccs, fourccs
+        with m.open(node.id) as cap:
+            got, right, swapped, rows = [], 0, 0, 0
+            for f in cap.frames(6, fourcc="RGB3", width=640, height=480, fps=None, timeout=60):
+                got.append((f.width, f.height, f.strides[0], bool(f.flags & camcore.FRAME_CORRUPTED)))
+                _, r, s, n = bar_colours(f)
+                right, swapped, rows = right + r, swapped + s, rows + n
+                fmt, note = cap.format, cap.frame_note
+    print("MEASURED PipeWire libcamera node frames:", got[:2], "format", fmt, "note:", note)
+    assert all(g == (636, 480, 1908, False) for g in got), got
+    assert fmt.width == 636 and fmt.strides[0] == 1908 and fmt.adjusted & camcore.ADJUSTED_SIZE, fmt
+    assert "636x480 (stride 1908)" in note and "640x480" in note, note
+    assert right >= rows // 10 and swapped == 0, (right, swapped, rows)
+
+
+def test_S33_S41_without_libcamera_and_pipewire_the_library_works(vimc, camcore):
+    """libcamera and libpipewire taken out of the loader's view (an empty
+    file bind-mounted over each, in a mount namespace of its own): the
+    libcamera plugin cannot load, and camcore still lists, hides vimc's
+    nodes with the reason, says why libcamera's ids cannot be opened, and
+    captures from the synthetic camera."""
+    libs = [p for p in ("/usr/lib/x86_64-linux-gnu/libcamera.so.0.0.3",
+                        "/usr/lib/x86_64-linux-gnu/libcamera-base.so.0.0.3",
+                        "/usr/lib/x86_64-linux-gnu/libpipewire-0.3.so.0") if os.path.exists(p)]
+    assert len(libs) == 3, libs
+    code = textwrap.dedent(f"""
+        import camcore
+        with camcore.Manager(backend="libcamera") as m:
+            print("libcamera", len(m.devices()))
+            try:
+                m.open({LC_ID!r})
+            except camcore.NotSupportedError as e:
+                print("open:", "plugin is not available" in str(e))
+        with camcore.Manager(backend="auto", synthetic=True) as m:
+            print("auto", [d.backend for d in m.devices()])
+            print("hidden", len([d for d in m.devices(hidden=True) if d.hidden]))
+            print("frames", len(m.open("synthetic:0").capture(2, width=160, height=120)))
+        with camcore.Manager(backend="both", synthetic=True) as m:
+            print("both", [d.backend for d in m.devices()])
+    """)
+    hide = " && ".join(f"mount --bind /dev/null {p}" for p in libs)
+    import sys
+    r = subprocess.run(["unshare", "-m", "sh", "-c", f"{hide} && exec {sys.executable} -c \"$0\"", code],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    lines = r.stdout.split("\n")
+    assert lines[:2] == ["libcamera 0", "open: True"] and lines[3:5] == ["hidden 3", "frames 2"], (r.stdout, r.stderr)
+    # Whatever else the guest has now (the emulated webcam is V4L2's), no
+    # libcamera or PipeWire camera, and the synthetic one.
+    for line, what in ((lines[2], "auto"), (lines[5], "both")):
+        name, _, backends = line.partition(" ")
+        assert name == what and set(eval(backends)) <= {"v4l2", "synthetic"} and "synthetic" in backends, line

@@ -9,6 +9,8 @@
 
 #include <libcamera/libcamera.h>
 
+#include <libudev.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -22,10 +24,15 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace libcamera;
+
+struct cclc_ctx;
+struct cclc_cam;
 
 namespace {
 
@@ -41,6 +48,18 @@ struct Shared {
     std::mutex lock;
     std::unique_ptr<CameraManager> cm;
     int users = 0;
+    // The open contexts (their hot-plug callbacks move to a restarted
+    // CameraManager) and cameras (told when their device goes away).
+    std::set<cclc_ctx *> ctxs;
+    std::set<cclc_cam *> cams;
+    // Cameras whose media device went away (listed no more until the
+    // CameraManager is made anew), and those whose removal was told.
+    std::set<std::string> gone;
+    // Under its own lock: read by hot-plug callbacks on libcamera's thread,
+    // which a CameraManager's destruction (under `lock`) waits for.
+    std::mutex toldLock;
+    std::set<std::string> told;
+    bool watching = false;
 };
 Shared &shared()
 {
@@ -116,32 +135,175 @@ std::shared_ptr<Camera> find(const char *id)
 {
     auto &s = shared();
     std::lock_guard<std::mutex> g(s.lock);
-    if (!s.cm || !id)
+    if (!s.cm || !id || s.gone.count(id))
         return nullptr;
     return s.cm->get(id);
 }
 
 const char *lc_version() { return CameraManager::version().c_str(); }
 
+// A context's hot-plug callback (runs on libcamera's thread, or the media
+// watch's), unless the context is closing.
+void tell(cclc_ctx *ctx, int added, const std::string &id)
+{
+    std::lock_guard<std::mutex> g(ctx->lock);
+    if (ctx->hotplug)
+        ctx->hotplug(ctx->hotplug_ud, added, id.c_str());
+}
+
+// Connects a context's hot-plug callbacks to the CameraManager (s.lock held).
+void connect_hotplug(Shared &s, cclc_ctx *ctx, bool on)
+{
+    if (!s.cm)
+        return;
+    s.cm->cameraAdded.disconnect(ctx);
+    s.cm->cameraRemoved.disconnect(ctx);
+    if (!on)
+        return;
+    s.cm->cameraAdded.connect(ctx, [ctx](std::shared_ptr<Camera> c) {
+        {
+            auto &sh = shared();
+            std::lock_guard<std::mutex> g(sh.toldLock);
+            sh.told.erase(c->id());
+        }
+        tell(ctx, 1, c->id());
+    });
+    s.cm->cameraRemoved.connect(ctx, [ctx](std::shared_ptr<Camera> c) {
+        {
+            auto &sh = shared();
+            std::lock_guard<std::mutex> g(sh.toldLock);
+            if (sh.told.count(c->id()))
+                return;   // the media watch told it already
+        }
+        tell(ctx, 0, c->id());
+    });
+}
+
+int start_cm(Shared &s, char *err, size_t n)
+{
+    // libcamera logs INFO lines to stderr by default, inside the app's
+    // own output: quiet unless the user asks for its log.
+    if (!std::getenv("LIBCAMERA_LOG_LEVELS") && !std::getenv("LIBCAMERA_LOG_FILE"))
+        logSetTarget(LoggingTargetNone);
+    auto cm = std::make_unique<CameraManager>();
+    int r = cm->start();
+    if (r < 0) {
+        say(err, n, std::string("libcamera's CameraManager did not start: ") + std::strerror(-r));
+        return r;
+    }
+    s.cm = std::move(cm);
+    s.gone.clear();
+    for (cclc_ctx *ctx : s.ctxs)
+        connect_hotplug(s, ctx, ctx->hotplug != nullptr);
+    return 0;
+}
+
+// After a camera's media device went away, libcamera 0.0.3 keeps its
+// Camera (pipeline handlers without hot-unplug, vimc's among them, never
+// disconnect it), and the device's return is fatal to the process
+// ("a camera with a duplicated ID"). Once no camera in use is left, the
+// CameraManager is made anew, which lists what is there now and reports
+// the return as an arrival (s.lock held).
+void restart_if_idle(Shared &s)
+{
+    if (s.gone.empty() || !s.cm)
+        return;
+    for (cclc_cam *c : s.cams)
+        if (!c->gone)
+            return;
+    for (cclc_ctx *ctx : s.ctxs)
+        connect_hotplug(s, ctx, false);
+    s.cm.reset();
+    char err[256];
+    (void)start_cm(s, err, sizeof err);
+}
+
+// Does camera id `id` sit under device path `parent` ("platform/vimc.0"
+// for "platform/vimc.0 Sensor B")?
+bool under(const std::string &id, const std::string &parent)
+{
+    if (parent.empty() || id.compare(0, parent.size(), parent) != 0)
+        return false;
+    return id.size() == parent.size() || id[parent.size()] == ' ' || id[parent.size()] == '/';
+}
+
+// A media device went away (the media watch's thread): its cameras are gone.
+void media_removed(const std::string &parent)
+{
+    auto &s = shared();
+    std::vector<std::string> gone;
+    std::vector<cclc_ctx *> ctxs;
+    {
+        std::lock_guard<std::mutex> g(s.lock);
+        if (!s.cm)
+            return;
+        for (auto &c : s.cm->cameras())
+            if (under(c->id(), parent) && !s.gone.count(c->id()))
+                gone.push_back(c->id());
+        if (gone.empty())
+            return;
+        for (auto &id : gone) {
+            s.gone.insert(id);
+            std::lock_guard<std::mutex> t(s.toldLock);
+            s.told.insert(id);
+        }
+        for (cclc_cam *c : s.cams)
+            if (std::find(gone.begin(), gone.end(), c->camera->id()) != gone.end())
+                c->disconnected();
+        ctxs.assign(s.ctxs.begin(), s.ctxs.end());
+        restart_if_idle(s);
+    }
+    for (auto &id : gone)
+        for (cclc_ctx *ctx : ctxs)
+            tell(ctx, 0, id);
+}
+
+// Watches udev for media devices that go away (for as long as the process
+// runs: one thread, started with the first context).
+void media_watch()
+{
+    struct udev *u = udev_new();
+    struct udev_monitor *mon = u ? udev_monitor_new_from_netlink(u, "udev") : nullptr;
+    if (!mon || udev_monitor_filter_add_match_subsystem_devtype(mon, "media", nullptr) < 0 ||
+        udev_monitor_enable_receiving(mon) < 0)
+        return;
+    struct pollfd p = { udev_monitor_get_fd(mon), POLLIN, 0 };
+    for (;;) {
+        if (poll(&p, 1, -1) <= 0)
+            continue;
+        struct udev_device *d = udev_monitor_receive_device(mon);
+        if (!d)
+            continue;
+        const char *action = udev_device_get_action(d);
+        const char *sys = udev_device_get_syspath(d);
+        if (action && sys && std::strcmp(action, "remove") == 0) {
+            // "/sys/devices/platform/vimc.0/media0" -> "platform/vimc.0"
+            std::string path(sys);
+            const std::string root = "/sys/devices/";
+            if (path.compare(0, root.size(), root) == 0)
+                path = path.substr(root.size());
+            auto slash = path.rfind('/');
+            if (slash != std::string::npos)
+                media_removed(path.substr(0, slash));
+        }
+        udev_device_unref(d);
+    }
+}
+
 cclc_ctx *ctx_open(char *err, size_t n)
 {
     auto &s = shared();
     std::lock_guard<std::mutex> g(s.lock);
-    if (!s.cm) {
-        // libcamera logs INFO lines to stderr by default, inside the app's
-        // own output: quiet unless the user asks for its log.
-        if (!std::getenv("LIBCAMERA_LOG_LEVELS") && !std::getenv("LIBCAMERA_LOG_FILE"))
-            logSetTarget(LoggingTargetNone);
-        auto cm = std::make_unique<CameraManager>();
-        int r = cm->start();
-        if (r < 0) {
-            say(err, n, std::string("libcamera's CameraManager did not start: ") + std::strerror(-r));
-            return nullptr;
-        }
-        s.cm = std::move(cm);
+    if (!s.cm && start_cm(s, err, n) < 0)
+        return nullptr;
+    if (!s.watching) {
+        s.watching = true;
+        std::thread(media_watch).detach();
     }
     s.users++;
-    return new cclc_ctx;
+    auto *ctx = new cclc_ctx;
+    s.ctxs.insert(ctx);
+    return ctx;
 }
 
 void ctx_close(cclc_ctx *ctx)
@@ -156,10 +318,8 @@ void ctx_close(cclc_ctx *ctx)
     auto &s = shared();
     {
         std::lock_guard<std::mutex> g(s.lock);
-        if (s.cm) {
-            s.cm->cameraAdded.disconnect(ctx);
-            s.cm->cameraRemoved.disconnect(ctx);
-        }
+        connect_hotplug(s, ctx, false);
+        s.ctxs.erase(ctx);
         // The last user gone: the CameraManager stops, closing the media
         // devices it holds (S3: nothing stays open; a driver can unload).
         if (--s.users == 0)
@@ -176,7 +336,9 @@ int cameras(cclc_ctx *, cclc_camera_desc *out, int max)
         std::lock_guard<std::mutex> g(s.lock);
         if (!s.cm)
             return 0;
-        list = s.cm->cameras();
+        for (auto &c : s.cm->cameras())
+            if (!s.gone.count(c->id()))
+                list.push_back(c);
     }
     int i = 0;
     for (auto &c : list) {
@@ -261,22 +423,7 @@ void set_hotplug(cclc_ctx *ctx, cclc_hotplug_fn fn, void *ud)
     }
     auto &s = shared();
     std::lock_guard<std::mutex> g(s.lock);
-    if (!s.cm)
-        return;
-    s.cm->cameraAdded.disconnect(ctx);
-    s.cm->cameraRemoved.disconnect(ctx);
-    if (!fn)
-        return;
-    s.cm->cameraAdded.connect(ctx, [ctx](std::shared_ptr<Camera> c) {
-        std::lock_guard<std::mutex> g(ctx->lock);
-        if (ctx->hotplug)
-            ctx->hotplug(ctx->hotplug_ud, 1, c->id().c_str());
-    });
-    s.cm->cameraRemoved.connect(ctx, [ctx](std::shared_ptr<Camera> c) {
-        std::lock_guard<std::mutex> g(ctx->lock);
-        if (ctx->hotplug)
-            ctx->hotplug(ctx->hotplug_ud, 0, c->id().c_str());
-    });
+    connect_hotplug(s, ctx, fn != nullptr);
 }
 
 cclc_cam *acquire(cclc_ctx *, const char *id, int *busy, char *err, size_t n)
@@ -299,6 +446,9 @@ cclc_cam *acquire(cclc_ctx *, const char *id, int *busy, char *err, size_t n)
     c->camera = cam;
     cam->requestCompleted.connect(c, [c](Request *rq) { c->completed(rq); });
     cam->disconnected.connect(c, [c]() { c->disconnected(); });
+    auto &s = shared();
+    std::lock_guard<std::mutex> g(s.lock);
+    s.cams.insert(c);
     return c;
 }
 
@@ -502,9 +652,16 @@ void stop(cclc_cam *c)
     }
     // A camera that went away is not stopped: libcamera 0.0.3 aborts the
     // process (an ASSERT on pending requests in PipelineHandler::stop) when
-    // asked to stop a pipeline whose devices were unbound mid-stream.
+    // asked to stop a pipeline whose devices were unbound mid-stream. Its
+    // requests and buffers stay with the pipeline, which may still point
+    // at them: they are left, never freed.
     if (was && !gone)
         c->camera->stop();
+    if (was && gone) {
+        for (auto &rq : c->requests)
+            (void)rq.release();
+        (void)c->allocator.release();
+    }
     {
         std::lock_guard<std::mutex> g(c->lock);
         c->done.clear();
@@ -523,8 +680,28 @@ void release(cclc_cam *c)
     stop(c);
     c->camera->requestCompleted.disconnect(c);
     c->camera->disconnected.disconnect(c);
-    c->camera->release();
+    bool gone;
+    {
+        std::lock_guard<std::mutex> g(c->lock);
+        gone = c->gone;
+    }
+    auto &s = shared();
+    {
+        std::lock_guard<std::mutex> g(s.lock);
+        s.cams.erase(c);
+    }
+    if (gone) {
+        // Not released, and kept: releasing waits on a CameraManager that
+        // may be gone, and its pipeline may still use the Camera (the
+        // device's fds stay open until the process ends: libcamera 0.0.3
+        // cannot stop a pipeline whose device vanished).
+        (void)new std::shared_ptr<Camera>(std::move(c->camera));
+    } else {
+        c->camera->release();
+    }
     delete c;
+    std::lock_guard<std::mutex> g(s.lock);
+    restart_if_idle(s);
 }
 
 void maps_free(cclc_maps *m) { delete m; }
