@@ -187,15 +187,58 @@ struct ccpw_core {
     size_t n_nodes;
     struct ccpw_stream *streams; /* open streams (under lock): failed when their node goes */
     int alive;
+    int version[3];       /* the daemon's (core info), 0.0.0 until told */
     int sync_seq, synced; /* the round trip that ends a wait */
     /* The node request in progress (node_request, under the loop lock): the
      * param it collects (EnumFormat into ccpw_format, PropInfo into
      * ccpw_control; 0 for none) and where. */
     uint32_t got_param;
+    uint32_t got_node;
     void *got;
     size_t got_cap;
     int got_count;
 };
+
+/* PipeWire before 1.1.81 named the RGB formats of its libcamera nodes in
+ * the wrong byte order (libcamera's formats are DRM-order, little-endian;
+ * SPA's are byte order: its RGB888, bytes B, G, R, was announced as SPA RGB;
+ * fixed by "spa: libcamera: fix RGB mappings"). On such a node the SPA name
+ * of an RGB format is the byte reverse of what its buffers hold (S43). */
+static uint32_t reversed_rgb(uint32_t spa)
+{
+    switch (spa) {
+    case SPA_VIDEO_FORMAT_RGB: return SPA_VIDEO_FORMAT_BGR;
+    case SPA_VIDEO_FORMAT_BGR: return SPA_VIDEO_FORMAT_RGB;
+    case SPA_VIDEO_FORMAT_xRGB: return SPA_VIDEO_FORMAT_BGRx;
+    case SPA_VIDEO_FORMAT_BGRx: return SPA_VIDEO_FORMAT_xRGB;
+    case SPA_VIDEO_FORMAT_RGBx: return SPA_VIDEO_FORMAT_xBGR;
+    case SPA_VIDEO_FORMAT_xBGR: return SPA_VIDEO_FORMAT_RGBx;
+    case SPA_VIDEO_FORMAT_ARGB: return SPA_VIDEO_FORMAT_BGRA;
+    case SPA_VIDEO_FORMAT_BGRA: return SPA_VIDEO_FORMAT_ARGB;
+    case SPA_VIDEO_FORMAT_RGBA: return SPA_VIDEO_FORMAT_ABGR;
+    case SPA_VIDEO_FORMAT_ABGR: return SPA_VIDEO_FORMAT_RGBA;
+    default: return spa;
+    }
+}
+
+/* True when node_id is a libcamera node of a daemon older than 1.1.81 (the
+ * library's version when the daemon did not say its own). */
+static int swaps_rgb(struct ccpw_core *c, uint32_t node_id)
+{
+    int v[3] = { c->version[0], c->version[1], c->version[2] }, found = 0;
+    size_t i;
+
+    if (v[0] == 0 && v[1] == 0 && v[2] == 0)
+        sscanf(pw.pw_get_library_version(), "%d.%d.%d", &v[0], &v[1], &v[2]);
+    if (v[0] > 1 || (v[0] == 1 && (v[1] > 1 || (v[1] == 1 && v[2] >= 81))))
+        return 0;
+    pthread_mutex_lock(&c->lock);
+    for (i = 0; i < c->n_nodes; i++)
+        if (c->nodes[i].id == node_id)
+            found = c->nodes[i].libcamera_id[0] != 0;
+    pthread_mutex_unlock(&c->lock);
+    return found;
+}
 
 static void copy_prop(char *dst, size_t n, const struct spa_dict *props, const char *key)
 {
@@ -316,8 +359,17 @@ static void on_core_error(void *data, uint32_t id, int seq, int res, const char 
     pw.pw_thread_loop_signal(c->loop, false);
 }
 
+static void on_core_info(void *data, const struct pw_core_info *info)
+{
+    struct ccpw_core *c = data;
+
+    if (info && info->version)
+        sscanf(info->version, "%d.%d.%d", &c->version[0], &c->version[1], &c->version[2]);
+}
+
 static const struct pw_core_events core_events = {
     PW_VERSION_CORE_EVENTS,
+    .info = on_core_info,
     .done = on_core_done,
     .error = on_core_error,
 };
@@ -624,6 +676,7 @@ static void on_node_param(void *data, int seq, uint32_t id, uint32_t index, uint
 {
     struct ccpw_core *c = data;
     uint32_t media_type, media_subtype, n, choice, i;
+    int swapped;
     const uint32_t *ids;
     const struct spa_pod_object *obj = (const struct spa_pod_object *)param;
 
@@ -649,8 +702,9 @@ static void on_node_param(void *data, int seq, uint32_t id, uint32_t index, uint
     ids = values_of(obj, SPA_FORMAT_VIDEO_format, SPA_TYPE_Id, &n, &choice);
     if (!ids)
         return;
+    swapped = swaps_rgb(c, c->got_node);
     for (i = choice == SPA_CHOICE_Enum && n > 1 ? 1 : 0; i < n; i++) {
-        uint32_t fcc = fourcc_of(ids[i]);
+        uint32_t fcc = fourcc_of(swapped ? reversed_rgb(ids[i]) : ids[i]);
         if (fcc)
             add_format(c, fcc, obj);
     }
@@ -689,6 +743,7 @@ static int node_request(struct ccpw_core *c, uint32_t node_id, uint32_t param_id
     spa_zero(listener);
     pw_node_add_listener(node, &listener, &node_events, c);
     c->got_param = set ? 0 : param_id;
+    c->got_node = node_id;
     c->got = out;
     c->got_cap = cap;
     c->got_count = 0;
@@ -841,7 +896,8 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     if (media_subtype == SPA_MEDIA_SUBTYPE_raw) {
         if (spa_format_video_raw_parse(param, &info.info.raw) < 0)
             return;
-        s->fourcc = fourcc_of(info.info.raw.format);
+        s->fourcc = fourcc_of(swaps_rgb(s->core, s->node_id) ? reversed_rgb(info.info.raw.format)
+                                                             : info.info.raw.format);
         s->width = info.info.raw.size.width;
         s->height = info.info.raw.size.height;
         s->rate_num = info.info.raw.framerate.num;
@@ -970,6 +1026,8 @@ ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t node_id
     int waited = 0, r;
     uint32_t spa = spa_of(fourcc);
 
+    if (swaps_rgb(c, node_id))
+        spa = reversed_rgb(spa);
     if (fourcc != MJPG && spa == SPA_VIDEO_FORMAT_UNKNOWN) {
         say(err, errlen, "PipeWire has no video format for this FourCC%s%s", NULL, 0);
         return NULL;
