@@ -743,6 +743,24 @@ int camcore_manager_get_camera_permission(camcore_manager *manager, int32_t *sta
  */
 int camcore_manager_request_camera_access(camcore_manager *manager, int32_t timeout_ms, int32_t *state);
 
+/**
+ * Whether a camera is there now, without asking for the camera permission
+ * (S49): for an app that wants to know before it asks (and shows no
+ * camera button when there is none). Through the camera portal (S35: in a
+ * sandbox, or with portal ALWAYS) the portal's IsCameraPresent, which
+ * needs no permission and shows no prompt (AccessCamera is never called,
+ * the permission state is untouched); elsewhere whether the listing has a
+ * camera that is not synthetic. Starts no stream.
+ *
+ * \param manager the manager.
+ * \returns 1 (a camera is present), 0 (none), CAMCORE_E_INVALID_ARG,
+ *          CAMCORE_E_IO (the portal did not answer within 10 s).
+ * \threadsafety Safe from any thread; it blocks (a D-Bus call, or a
+ *               listing), so better not from a hot-plug callback.
+ * \since 0.2
+ */
+int camcore_manager_camera_present(camcore_manager *manager);
+
 /* ------------------------------------------------------------------ */
 /* Formats (S5)                                                        */
 /* ------------------------------------------------------------------ */

@@ -1168,6 +1168,14 @@ public:
         return detail::copy_devices(l);
     }
 
+    /** Whether a camera is there now, without asking for the permission (S49). */
+    bool camera_present() const {
+        int r = camcore_manager_camera_present(m_);
+        if (r < 0)
+            check(r, "camcore_manager_camera_present");
+        return r == 1;
+    }
+
     /** The formats of one camera (S5). */
     std::vector<format> formats(const std::string &device_id) const {
         camcore_format_list *l = nullptr;

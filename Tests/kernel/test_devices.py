@@ -85,3 +85,15 @@ def test_S4_synthetic_camera_comes_after_vivid(vivid_default, camcore):
     s = devices[-1]
     assert s.synthetic and s.driver == "camcore" and s.type == "virtual"
     assert not any(d.synthetic for d in devices[:-1])
+
+
+def test_S49_camera_present_without_asking(vivid_default, camcore):
+    """A camera is there (vivid): present through the listing, in Python and
+    the tool; the synthetic camera alone never counts."""
+    import os
+    import subprocess
+    with camcore.Manager(synthetic=True) as m:
+        assert m.camera_present is True
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "camcore", "camcore")
+    r = subprocess.run([tool, "list", "--present"], capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "present\n"), (r.returncode, r.stdout, r.stderr)

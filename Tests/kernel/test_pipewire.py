@@ -403,6 +403,28 @@ def test_S35_portal_granted_by_the_store_lists_and_captures(pipewire, portal, ca
     print("S35 granted (store):", events)
 
 
+def test_S49_presence_through_the_portal_asks_no_permission(pipewire, portal, camcore):
+    """The store says "no", yet a camera is present (IsCameraPresent needs no
+    permission): camcore says so without an AccessCamera call (no dialog,
+    no permission event, the permission never asked), in Python and the tool."""
+    portal.store("no")
+    n_calls = len(portal.calls())
+    events = []
+    m = _portal_manager(camcore, events)
+    try:
+        assert m.camera_present is True
+        assert m.camera_permission == "unknown", m.camera_permission
+        m.set_hotplug_callbacks(None, None)
+    finally:
+        m.close()
+    assert not [e for e in events if e[0] == "permission"], events
+    tool = os.path.join(HERE, "..", "..", "tools", "camcore", "camcore")
+    r = subprocess.run([tool, "--backend", "pipewire", "--portal", "always", "list", "--present"],
+                       capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout) == (0, "present\n"), (r.returncode, r.stdout, r.stderr)
+    assert len(portal.calls()) == n_calls, portal.calls()
+
+
 def test_S35_portal_denied_is_an_access_error_and_an_event(pipewire, portal, camcore):
     portal.store("no")
     events = []

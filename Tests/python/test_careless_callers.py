@@ -415,6 +415,16 @@ def test_S33_backend_choice_without_pipewire(synth_id):
         camcore.Manager(backend="gstreamer")
 
 
+def test_S49_camera_present_counts_no_synthetic_camera():
+    """Here (no portal) the listing decides: the synthetic camera is no
+    camera; the C call and Python agree, and a bad handle is refused."""
+    with camcore.Manager(synthetic=True) as m:
+        real = [d for d in m.devices() if not d.synthetic]
+        assert m.camera_present is bool(real)
+        assert camcore._lib.camcore_manager_camera_present(m._h()) == int(bool(real))
+    assert camcore._lib.camcore_manager_camera_present(None) == camcore.E_INVALID_ARG
+
+
 def test_S33_bad_backend_value_is_refused_by_the_c_abi():
     cfg = camcore._raw.camcore_manager_config()
     camcore._lib.camcore_manager_config_init(ctypes.byref(cfg))

@@ -507,3 +507,14 @@ def test_cli_man_page():
     for options in COMMAND_OPTIONS.values():
         for option in options:
             assert option.replace("-", "\u2010") in text or option in text, option
+
+
+def test_S49_list_present_says_whether_a_camera_is_there(tool):
+    real = has_real_camera()
+    r = run(tool, "--json", "list", "--present", env_extra={"CAMCORE_SYNTHETIC_CAMERA": "1"})
+    want = (0, '{"present": true}\n') if real else (3, '{"present": false}\n')  # synthetic: no camera
+    assert (r.returncode, r.stdout) == want, (r.returncode, r.stdout, r.stderr)
+    r = run(tool, "list", "--present")
+    assert (r.returncode, r.stdout) == ((0, "present\n") if real else (3, "absent\n")), (r.stdout, r.stderr)
+    r = run(tool, "list", "--present", "--all")
+    assert r.returncode == 2 and "do not go together" in r.stderr, r.stderr

@@ -9,7 +9,7 @@
 #include <string.h>
 
 const char list_usage[] =
-    "usage: " PROGRAM " list [--all] [--json]\n"
+    "usage: " PROGRAM " list [--all | --present] [--json]\n"
     "\n"
     "Lists the cameras: index, id, name, type (builtin, external, virtual),\n"
     "position (front, back, external, unknown), node and backend, and the ids\n"
@@ -22,23 +22,58 @@ const char list_usage[] =
     "  --all         also the capture nodes that are no cameras of their own, with\n"
     "                why: the nodes of a media pipeline (MIPI sensors behind Intel\n"
     "                IPU3/IPU6, Raspberry Pi, vimc), which camcore never streams\n"
+    "  --present     only whether a camera is there (S49), without asking for the\n"
+    "                camera permission: through the camera portal its\n"
+    "                IsCameraPresent (no prompt), else the listing; prints\n"
+    "                \"present\" (exit 0) or \"absent\" (exit 3)\n"
     "  --json        one JSON document: {\"devices\": [{\"index\": 0, \"id\": ...}]}\n"
+    "                (with --present {\"present\": true})\n"
     "                (with --all also \"hidden\": [...], without indices)\n"
     "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
     "  -h, --help    this help\n";
 
+/* list --present: the manager alone, no listing shown, no permission asked. */
+static int list_present(void)
+{
+    camcore_manager_config cfg;
+    camcore_manager *m = NULL;
+    int st;
+
+    camcore_manager_config_init(&cfg);
+    cfg.backend = g_backend;
+    cfg.backend_names = g_backend_names;
+    cfg.portal = g_portal;
+    st = camcore_manager_new(&cfg, &m);
+    if (st != CAMCORE_OK)
+        return fail(st, "creating the manager", NULL);
+    st = camcore_manager_camera_present(m);
+    camcore_manager_free(m);
+    if (st < 0)
+        return fail(st, "asking whether a camera is present", NULL);
+    if (g_json)
+        printf("{\"present\": %s}\n", st ? "true" : "false");
+    else
+        printf("%s\n", st ? "present" : "absent");
+    return st ? EXIT_OK : EXIT_NO_DEVICE;
+}
+
 int cmd_list(int argc, char **argv)
 {
-    enum { OPT_ALL = OPT_COMMAND };
-    static const struct option options[] = {{"all", no_argument, NULL, OPT_ALL}, COMMON_OPTIONS, {0, 0, 0, 0}};
+    enum { OPT_ALL = OPT_COMMAND, OPT_PRESENT };
+    static const struct option options[] = {{"all", no_argument, NULL, OPT_ALL},
+                                            {"present", no_argument, NULL, OPT_PRESENT}, COMMON_OPTIONS, {0, 0, 0, 0}};
     struct devices d;
     camcore_device_list *with_hidden = NULL;
     size_t i, nhidden = 0;
-    int rc, c, wid = 2, wname = 4, wnode = 4, all = 0;
+    int rc, c, wid = 2, wname = 4, wnode = 4, all = 0, present = 0;
 
     while ((c = getopt_long(argc, argv, COMMON_SHORT, options, NULL)) != -1) {
         if (c == OPT_ALL) {
             all = 1;
+            continue;
+        }
+        if (c == OPT_PRESENT) {
+            present = 1;
             continue;
         }
         if ((rc = common_option("list", list_usage, c, argv)) != OPTION_NEXT)
@@ -46,6 +81,10 @@ int cmd_list(int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("list: unexpected argument '%s'", argv[optind]);
+    if (present && all)
+        return usage_error("list: --present and --all do not go together");
+    if (present)
+        return list_present();
     if ((rc = load_devices(&d, 1)) != EXIT_OK)
         return rc;
     if (all) {

@@ -237,6 +237,17 @@ public final class Manager: @unchecked Sendable {
         }
     }
 
+    /// Whether a camera is there now (S49), without asking for the camera
+    /// permission: through the camera portal (S35) its IsCameraPresent,
+    /// elsewhere whether the listing has a camera that is not synthetic.
+    /// Never shows a permission prompt and never starts a stream; for an
+    /// app that wants to know before it asks (Firefox does this).
+    /// Errors: io (the portal did not answer).
+    public func cameraPresent() throws(CamError) -> Bool {
+        if let portal { return try portal.cameraPresent(timeoutMs: 10_000) }
+        return devices().contains { !$0.isSynthetic }
+    }
+
     /// The capture devices present now: every source's, in source order
     /// (real cameras in node order, then the synthetic ones). No
     /// streaming; each node is open only for its queries (S3).

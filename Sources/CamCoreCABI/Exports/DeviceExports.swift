@@ -57,6 +57,12 @@ public func cabi_manager_get_camera_permission(_ manager: OpaquePointer?, _ stat
     return 0
 }
 
+@_cdecl("camcore_manager_camera_present")
+public func cabi_manager_camera_present(_ manager: OpaquePointer?) -> Int32 {
+    guard let box = managerBox(manager, "camcore_manager_camera_present") else { return LastError.status }
+    do { return try box.manager.cameraPresent() ? 1 : 0 } catch { return fail(error) }
+}
+
 @_cdecl("camcore_manager_request_camera_access")
 public func cabi_manager_request_camera_access(_ manager: OpaquePointer?, _ timeoutMs: Int32,
                                                _ state: UnsafeMutablePointer<Int32>?) -> Int32 {

@@ -310,6 +310,14 @@ class Manager:
                "Manager.camera_permission")
         return PERMISSIONS[out.value]
 
+    @property
+    def camera_present(self) -> bool:
+        """Whether a camera is there now, without asking for the permission (S49):
+        through the camera portal its IsCameraPresent (no prompt, the permission
+        untouched), elsewhere whether the listing has a non-synthetic camera.
+        Raises CamcoreIOError when the portal does not answer."""
+        return check(_lib.camcore_manager_camera_present(self._h()), "Manager.camera_present") == 1
+
     def request_camera_access(self, timeout: Optional[float] = None) -> str:
         """Asks the camera portal for access (S35, AccessCamera) unless a request is
         pending or access is granted (after a denial it asks again), and waits up

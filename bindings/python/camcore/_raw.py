@@ -582,6 +582,7 @@ PROTOTYPES: List[Tuple[str, Any, List[Any]]] = [
      [manager_p, POINTER(camcore_hotplug_callbacks)]),
     ("camcore_manager_get_camera_permission", c_int, [manager_p, POINTER(c_int32)]),
     ("camcore_manager_request_camera_access", c_int, [manager_p, c_int32, POINTER(c_int32)]),
+    ("camcore_manager_camera_present", c_int, [manager_p]),
     # Frames and the capturer
     ("camcore_frame_retain", frame_p, [frame_p]),
     ("camcore_frame_release", None, [frame_p]),

@@ -155,6 +155,23 @@ final class CameraPortal: @unchecked Sendable {
         return permission
     }
 
+    /// The portal's IsCameraPresent (S49): whether the desktop has a camera,
+    /// asked on a connection of its own and never with AccessCamera, so no
+    /// prompt is shown and the permission is untouched. Errors: io (no
+    /// camera portal on the session bus, or no answer within `timeoutMs`).
+    func cameraPresent(timeoutMs: Int32) throws(CamError) -> Bool {
+        var err = [CChar](repeating: 0, count: 512)
+        guard let client = ccportal_open(&err, err.count) else {
+            throw .io("the camera portal cannot tell whether a camera is present: \(PipeWireSource.text(err))")
+        }
+        defer { ccportal_close(client) }
+        let r = ccportal_camera_present(client, timeoutMs, &err, err.count)
+        guard r >= 0 else {
+            throw .io("the camera portal cannot tell whether a camera is present: \(PipeWireSource.text(err))")
+        }
+        return r == 1
+    }
+
     /// A new PipeWire remote fd from the portal (OpenPipeWireRemote); only
     /// once access is granted. Errors: access (not granted, or refused), io.
     func openRemote() throws(CamError) -> Int32 {
