@@ -182,12 +182,13 @@ bench-e2e: stage
 	BENCH_ROWS=e2e BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/e2e
 	@python3 -c 'import json,sys,statistics as st,collections as co; d=co.defaultdict(list); [d[j["bench"]].append(j["result"]["process_cpu_ms"]*1e3/j["result"]["frames"]) for j in map(json.loads, open(sys.argv[1])) if "result" in j and j["run"] != 0 and j["bench"].startswith("e2e-")]; m={k: st.median(v) for k,v in d.items()}; [print("%-20s %9.1f us/frame (whole process)" % (k, v)) for k,v in sorted(m.items())]; [print("camcore / %-6s %-5s %.2f" % (t, k, m["e2e-camcore-"+k] / m["e2e-"+t+"-"+k])) for k in ("yuyv","mjpeg") for t in ("ffmpeg","gst") if "e2e-camcore-"+k in m and "e2e-"+t+"-"+k in m]' build/bench/e2e/guest.jsonl
 
-# The libcamera rows alone (issue 30; one guest boot, ~3 min): camcore's
+# The libcamera rows alone (issue 30; one guest boot, ~2.5 min): camcore's
 # libcamera backend (the camcore tool) vs GStreamer's libcamerasrc ! fakesink
 # and libcamera's cam on vimc's camera, 636x480 RGB3, CPU per frame of each
-# whole process past start-up. Needs vimc.ko (bench/run builds it with
-# Tests/kernel/vimc/build), gstreamer1.0-libcamera and libcamera-tools. Puts
-# rows 9 into bench/results/RESULTS.md (raw lines: bench/results/raw/libcamera.jsonl).
+# process in the steady stream and of the whole process. Needs vimc.ko
+# (bench/run builds it with Tests/kernel/vimc/build), gstreamer1.0-libcamera
+# and libcamera-tools. Puts rows 9 into bench/results/RESULTS.md (raw lines:
+# bench/results/raw/libcamera.jsonl).
 bench-libcamera: stage
 	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
 	BENCH_ROWS=libcamera BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/libcamera

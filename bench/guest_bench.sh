@@ -21,6 +21,10 @@
 #   7 PipeWire     camcore_capture on vivid 0 through the PipeWire backend vs
 #                  the V4L2 backend; the daemons' CPU recorded apart
 #                  (guest_lib.sh guest_bench_pipewire)
+#   9 libcamera    vimc's camera through libcamera: the camcore tool vs
+#                  gst-launch-1.0 libcamerasrc ! fakesink and cam, CPU per frame
+#                  of each process in the steady stream, and of the whole
+#                  process (guest_lib.sh guest_bench_libcamera)
 #
 # env: CAMCORE_REPO, BENCH_RESULTS, CAMCORE_PYTHON; BENCH_RUNS (frame-path
 # runs, default 5), BENCH_FRAMES (default 300), BENCH_QUICK=1 (fewer runs).
@@ -187,6 +191,9 @@ done
 
 # --- 8. end to end: camcore vs ffmpeg, 720p MJPEG -> I420 (v4l2loopback) ----------
 guest_bench_e2e_mjpeg "$small_runs" "$e2e_mjpeg_frames"
+
+# --- 9. libcamera: camcore vs libcamerasrc and cam on vimc (issue 30) ---------------
+guest_bench_libcamera "$runs" "$frames"
 
 dmesg > "$res/dmesg.txt" 2>/dev/null
 say "done: $(grep -c '"result"' "$out") results, $(grep -c '"error"' "$out") failures"

@@ -229,3 +229,187 @@ guest_bench_e2e_mjpeg() {
   modprobe -r v4l2loopback 2>/dev/null
   udevadm settle --timeout=30
 }
+
+# guest_load_vimc: loads the kernel's vimc driver (a media-pipeline camera,
+# built out of tree by Tests/kernel/vimc/build as build/vimc/<kver>/vimc.ko;
+# shared TESTBED.md "vimc") as Tests/kernel/test_media_pipeline.py's fixture
+# does: its dependencies by modprobe, the module by insmod (no depmod: 100 s
+# under emulation), then waits for its three capture nodes. Returns 1 and
+# says why when it cannot.
+guest_load_vimc() {
+  local ko="$repo/build/vimc/$(uname -r)/vimc.ko" n i
+  [ -e "$ko" ] || { say "no $ko: run bash Tests/kernel/vimc/build on the host (.ci/setup --kernel does)"; return 1; }
+  modprobe -a videodev mc v4l2-tpg videobuf2-common videobuf2-v4l2 videobuf2-vmalloc videobuf2-dma-contig \
+    || { say "modprobe of vimc's dependencies failed"; return 1; }
+  [ -d /sys/module/vimc ] || insmod "$ko" || { say "insmod $ko failed"; return 1; }
+  udevadm settle --timeout=30
+  for i in $(seq 1 300); do
+    n=0
+    for d in /sys/class/video4linux/video*; do
+      [ "$(basename "$(readlink -f "$d/device/driver")")" = vimc ] && n=$(( n + 1 ))
+    done
+    [ "$n" -ge 3 ] && return 0
+    sleep 0.1
+  done
+  say "vimc gave $n capture nodes, not 3"
+  return 1
+}
+
+# lc_cmd TOOL N: sets the array lc_argv to TOOL's command capturing N frames
+# from vimc's libcamera camera ($lc_cam), 636x480, libcamera's BGR888 (bytes
+# R, G, B: V4L2's and camcore's RGB3, GStreamer's RGB), VideoRecording role,
+# 4 buffers (vimc's handler sets 4; lc_warm records what each tool got):
+#   camcore  the camcore tool (make stage): camcore capture --backend libcamera
+#   gst      gst-launch-1.0 libcamerasrc ! RGB caps ! fakesink num-buffers=N
+#            (libcamerasrc 0.0.3 has no num-buffers of its own)
+#   cam      libcamera's cam: no frame sink (no --file/--sdl/--display), a line per frame on stdout
+lc_cmd() {
+  case "$1" in
+    camcore) lc_argv=("$repo/build/prefix/bin/camcore" capture --backend libcamera "libcamera:$lc_cam"
+                      --size 636x480 --format RGB3 --frames "$2") ;;
+    gst) lc_argv=(gst-launch-1.0 -q libcamerasrc camera-name="$lc_cam"
+                  ! video/x-raw,format=RGB,width=636,height=480 ! fakesink num-buffers="$2") ;;
+    cam) lc_argv=(cam -c "$lc_cam" --capture="$2" -s role=video,width=636,height=480,pixelformat=BGR888) ;;
+  esac
+}
+
+# lc_warm TOOL: the unrecorded first run of TOOL (lc_argv; its first run in
+# a boot reads it and its libraries over 9p, kernel CPU charged to it that
+# later runs do not pay), with libcamera's log on: records what libcamera
+# configured for it, {"bench": "libcamera-config", "result": {"tool",
+# "streams" (e.g. "636x480-BGR888"), "buffers" (imported at start)}}, so
+# that the rows show that every tool captured the same stream.
+lc_warm() {
+  local log=/tmp/camcore-bench-lc-$1.log streams buffers
+  LIBCAMERA_LOG_LEVELS='Camera:INFO,V4L2:DEBUG' "$bin/proc_time" "${lc_argv[@]}" >/dev/null 2>"$log"
+  streams=$(sed -n 's/.*configuring streams: (0) \([^ ]*\).*/\1/p' "$log" | tail -n 1)
+  buffers=$(sed -n 's/.*Prepared to import \([0-9]*\) buffers.*/\1/p' "$log" | tail -n 1)
+  say "9. libcamera: $1 configured ${streams:-?} with ${buffers:-?} buffers"
+  printf '{"bench": "libcamera-config", "run": 0, "result": {"tool": "%s", "streams": "%s", "buffers": %s}}\n' \
+    "$1" "${streams:-?}" "${buffers:-null}" >> "$out"
+}
+
+# lc_streamer: the pid of vimc's streamer kthread ("vimc-streamer thread",
+# started at stream on, stopped at stream off; /proc shows kthreads' full
+# names since Linux 5.18, "vimc-streamer t" before), or nothing. Bash
+# builtins only: it is polled while a tool starts.
+lc_streamer() {
+  local c n
+  for c in /proc/[0-9]*/comm; do
+    read -r n < "$c" 2>/dev/null && [[ $n == vimc-streamer* ]] && { c=${c#/proc/}; echo "${c%/comm}"; return; }
+  done
+}
+
+# lc_frames KTHREAD: frames vimc has produced so far in this stream: the
+# streamer sleeps once a frame (schedule_timeout(HZ/60) after each pass of
+# its pipeline), so its voluntary context switches count them.
+lc_frames() {
+  local k v
+  while read -r k v; do [ "$k" = voluntary_ctxt_switches: ] && { echo "$v"; return; }; done < "/proc/$1/status"
+}
+
+# lc_window PID SKIP WINDOW: once vimc streams, SKIP s (guest clock) later,
+# takes PID's CPU (all its threads' schedstat run time, ns) with vimc's frame
+# count and the clock, and again WINDOW s later: the CPU of PID's frames in
+# the steady stream, start-up and stop outside the window. Prints the JSON
+# fields (no braces), or nothing when PID ended or the stream stopped first.
+lc_window() {
+  local pid=$1 skip=$2 win=$3 kt="" i f0 f1 c0 c1 u0 u1
+  for i in $(seq 1 3000); do
+    kt=$(lc_streamer)
+    [ -n "$kt" ] && break
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  [ -n "$kt" ] || return 1
+  sleep "$skip"
+  f0=$(lc_frames "$kt"); c0=$(cpu_ns_of "$pid"); read -r u0 _ < /proc/uptime
+  sleep "$win"
+  f1=$(lc_frames "$kt"); c1=$(cpu_ns_of "$pid"); read -r u1 _ < /proc/uptime
+  kill -0 "$pid" 2>/dev/null && [ -n "$f0" ] && [ -n "$f1" ] && [ "$f1" -gt "$f0" ] && [ "$(lc_streamer)" = "$kt" ] \
+    || return 1
+  printf '"window_frames": %s, "window_cpu_ns": %s, "window_s": %s, "cpu_ns_per_frame": %s' \
+    "$(( f1 - f0 ))" "$(( c1 - c0 ))" "$(awk -v a="$u0" -v b="$u1" 'BEGIN {printf "%.2f", b - a}')" \
+    "$(awk -v c="$(( c1 - c0 ))" -v f="$(( f1 - f0 ))" 'BEGIN {printf "%.1f", c / f}')"
+}
+
+# lc_rec NAME RUN FRAMES: runs lc_argv (FRAMES frames) under proc_time
+# (whole-process user+sys from wait4) and, while it streams, lc_window
+# samples its steady-state CPU per frame; records both, or the run as failed.
+lc_rec() {
+  local name=$1 run=$2 n=$3 tmp=/tmp/camcore-bench-lc.out ptpid pid="" i win line
+  "$bin/proc_time" "${lc_argv[@]}" > "$tmp" 2>>"$errlog" &
+  ptpid=$!
+  for i in $(seq 1 500); do
+    pid=$(cat "/proc/$ptpid/task/$ptpid/children" 2>/dev/null)
+    pid=${pid%% *}
+    [ -n "$pid" ] && break
+    sleep 0.02
+  done
+  win=$([ -n "$pid" ] && lc_window "$pid" "$lc_skip" "$lc_win")
+  wait "$ptpid"
+  line=$(tail -n 1 "$tmp")
+  if [[ $line == \{* ]] && [[ $line == *'"rc": 0'* ]] && [ -n "$win" ]; then
+    printf '{"bench": "%s", "run": %s, "result": %s, "frames": %s, %s}}\n' "$name" "$run" "${line%\}}" "$n" "$win" >> "$out"
+  else
+    say "FAILED: $name run $run: ${lc_argv[*]} ($line; window: ${win:-none})"
+    printf '{"bench": "%s", "run": %s, "error": true}\n' "$name" "$run" >> "$out"
+  fi
+}
+
+# guest_bench_libcamera RUNS FRAMES: row 9 (issue 30): camcore's libcamera
+# backend against libcamera's own clients on vimc's camera (lc_cmd): the
+# camcore tool, gst-launch-1.0 libcamerasrc ! fakesink and cam, the same
+# camera, size, format and frame count, RUNS rounds, the tools interleaved.
+# Each run is a whole process under proc_time (its user+sys CPU, start-up
+# included), and lc_window samples its CPU over a window of the steady
+# stream (from 1.5 s after vimc starts streaming, for FRAMES/25 - 2 s: about
+# 60% of the frames at vimc's 20.8 fps, guest clock), divided by the frames
+# vimc produced in it: the CPU of a frame, start-up and stop left out. Every
+# tool first runs once unrecorded (lc_warm). Beside them,
+# bench/c/camcore_capture through the same backend, with its own in-process
+# CPU per frame (from its 10th frame to the last; it reads one byte of each
+# frame) and the same window: a check of the window. libcamera logs only
+# errors (LIBCAMERA_LOG_LEVELS=*:ERROR) in every tool: cam and libcamerasrc
+# log INFO lines by default, camcore's plugin none.
+guest_bench_libcamera() {
+  local runs=$1 frames=$2 r t have_gst=1 have_cam=1 tools=() pid win line tmp=/tmp/camcore-bench-lc-cc.out
+  lc_cam="platform/vimc.0 Sensor B"
+  lc_skip=1.5
+  lc_win=$(awk -v n="$frames" 'BEGIN {w = n / 25 - 2; printf "%.1f", w < 1 ? 1 : w}')
+  if ! guest_load_vimc; then say "9. libcamera: vimc not loaded: rows skipped"; return 0; fi
+  (
+    export LIBCAMERA_LOG_LEVELS='*:ERROR'
+    export GST_REGISTRY=/tmp/camcore-bench-gst-registry.bin
+    command -v cam >/dev/null 2>&1 || { have_cam=0; say "9. libcamera: cam not installed (libcamera-tools): its rows skipped"; }
+    if ! command -v gst-launch-1.0 >/dev/null 2>&1 || ! gst-inspect-1.0 libcamerasrc >/dev/null 2>&1 \
+       || ! gst-inspect-1.0 fakesink >/dev/null 2>&1; then
+      have_gst=0; say "9. libcamera: gst-launch-1.0 or libcamerasrc not installed (gstreamer1.0-tools, gstreamer1.0-libcamera): its rows skipped"
+    fi
+    tools=(camcore); [ "$have_gst" = 1 ] && tools+=(gst); [ "$have_cam" = 1 ] && tools+=(cam)
+    if ! "$repo/build/prefix/bin/camcore" list --backend libcamera 2>>"$errlog" | grep -qF "libcamera:$lc_cam"; then
+      say "9. libcamera: camcore lists no libcamera:$lc_cam: rows skipped"
+      "$repo/build/prefix/bin/camcore" list --backend libcamera >&2
+      exit 0
+    fi
+    say "9. libcamera: $runs runs x $frames frames (window ${lc_win} s), '$lc_cam' 636x480 BGR888 (RGB3): ${tools[*]}"
+    for t in "${tools[@]}"; do lc_cmd "$t" 10; lc_warm "$t"; done
+    for r in $(seq 1 "$runs"); do
+      for t in "${tools[@]}"; do lc_cmd "$t" "$frames"; lc_rec "libcamera-$t" "$r" "$frames"; done
+      CAMCORE_BACKEND=libcamera "$bin/camcore_capture" --device "libcamera:$lc_cam" --fourcc RGB3 --size 636x480 \
+          --fps 0 --buffers 4 --frames "$(( frames - 10 ))" --warmup 10 --timeout 600 > "$tmp" 2>>"$errlog" &
+      pid=$!
+      win=$(lc_window "$pid" "$lc_skip" "$lc_win")
+      wait "$pid"
+      line=$(tail -n 1 "$tmp")
+      if [[ $line == \{* ]] && [ -n "$win" ]; then
+        printf '{"bench": "libcamera-camcore-inproc", "run": %s, "result": %s, "window": {%s}}\n' "$r" "$line" "$win" >> "$out"
+      else
+        say "FAILED: libcamera-camcore-inproc run $r ($line; window: ${win:-none})"
+        printf '{"bench": "libcamera-camcore-inproc", "run": %s, "error": true}\n' "$r" >> "$out"
+      fi
+    done
+  )
+  rmmod vimc 2>/dev/null
+  udevadm settle --timeout=30
+}
