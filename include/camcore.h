@@ -185,7 +185,15 @@ typedef enum camcore_status {
     /** Out of memory (ENOMEM, or too few buffers). */
     CAMCORE_E_NO_MEMORY = -11,
     /** A bug in camcore; the message says where. */
-    CAMCORE_E_INTERNAL = -12
+    CAMCORE_E_INTERNAL = -12,
+    /**
+     * The bus cannot carry the stream (S47): a USB camera's isochronous
+     * bandwidth is taken (other cameras on the bus) or too small for the
+     * setting (ENOSPC at VIDIOC_STREAMON). The message names the setting;
+     * a compressed format (MJPEG) or a lower size or rate may fit. A
+     * session falls back by itself. \since 0.2
+     */
+    CAMCORE_E_BANDWIDTH = -13
 } camcore_status;
 
 /**
@@ -760,6 +768,42 @@ int camcore_manager_request_camera_access(camcore_manager *manager, int32_t time
  * \since 0.2
  */
 int camcore_manager_camera_present(camcore_manager *manager);
+
+/** A process that holds a camera's device node open (S46). \since 0.2 */
+typedef struct camcore_holder {
+    /** Its process id. */
+    int32_t pid;
+    /** Its command name (/proc/<pid>/comm), NUL-terminated. */
+    char command[64];
+} camcore_holder;
+
+/**
+ * The processes that hold a camera's device node open (S46), found as
+ * fuser(1) does: every /proc/<pid>/fd whose target is the same character
+ * device, this process included, within 300 ms. Where /proc does not let
+ * this process look (another user's processes, without privilege), they
+ * are counted in unseen. The same search names the holders in the message
+ * of CAMCORE_E_BUSY when a capture cannot start ("device busy: /dev/video0
+ * (...) is in use, held by v4l2-ctl (pid 1234) (...)").
+ *
+ * \param manager   the manager.
+ * \param device_id the camera's id.
+ * \param holders   receives up to max holders, in pid order; may be NULL
+ *                  when max is 0.
+ * \param max       entries at holders.
+ * \param found     receives how many holders there are (may exceed max);
+ *                  may be NULL.
+ * \param unseen    receives how many processes could not be looked at
+ *                  (no permission, or the time ran out); may be NULL.
+ * \returns CAMCORE_OK, CAMCORE_E_INVALID_ARG (NULL manager or id, holders
+ *          NULL with max > 0), CAMCORE_E_NO_DEVICE (no such camera now),
+ *          CAMCORE_E_NOT_SUPPORTED (a camera without a device node of its
+ *          own: libcamera's, a PipeWire node, the synthetic one).
+ * \threadsafety Safe from any thread.
+ * \since 0.2
+ */
+int camcore_manager_get_holders(camcore_manager *manager, const char *device_id, camcore_holder *holders,
+                                size_t max, size_t *found, uint32_t *unseen);
 
 /* ------------------------------------------------------------------ */
 /* Formats (S5)                                                        */

@@ -1176,6 +1176,18 @@ public:
         return r == 1;
     }
 
+    /** The processes that hold a camera's device node open (S46), in pid order. */
+    std::vector<camcore_holder> holders(const std::string &device_id) const {
+        std::size_t found = 0;
+        check(camcore_manager_get_holders(m_, device_id.c_str(), nullptr, 0, &found, nullptr),
+              "camcore_manager_get_holders");
+        std::vector<camcore_holder> v(found + 4);
+        check(camcore_manager_get_holders(m_, device_id.c_str(), v.data(), v.size(), &found, nullptr),
+              "camcore_manager_get_holders");
+        v.resize(std::min(found, v.size()));
+        return v;
+    }
+
     /** The formats of one camera (S5). */
     std::vector<format> formats(const std::string &device_id) const {
         camcore_format_list *l = nullptr;

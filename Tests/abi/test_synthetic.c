@@ -584,14 +584,15 @@ static void test_S29_strerror_names(void)
         { CAMCORE_E_WOULD_DEADLOCK, "CAMCORE_E_WOULD_DEADLOCK" },
         { CAMCORE_E_NO_MEMORY, "CAMCORE_E_NO_MEMORY" },
         { CAMCORE_E_INTERNAL, "CAMCORE_E_INTERNAL" },
+        { CAMCORE_E_BANDWIDTH, "CAMCORE_E_BANDWIDTH" },
     };
-    static const int unknown[] = { 1, -13, -100, 12345, -2147483647 - 1 };
+    static const int unknown[] = { 1, -14, -100, 12345, -2147483647 - 1 };
     size_t i;
     char buf[5];
 
     /* The codes are stable: they are part of the ABI. */
     CHECK(CAMCORE_E_INVALID_ARG == -1 && CAMCORE_E_WOULD_DEADLOCK == -10 &&
-              CAMCORE_E_INTERNAL == -12,
+              CAMCORE_E_INTERNAL == -12 && CAMCORE_E_BANDWIDTH == -13,
           "status code values changed");
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
         const char *s = camcore_strerror(names[i].code);

@@ -185,6 +185,14 @@ def test_cli_capture_busy_device(vivid_webcam, tool):
         assert r.returncode == 4, r.stderr
         assert f"device busy: {node} is used by another process" in r.stderr
         assert "Close the other program, or pick another camera (camcore list)" in r.stderr
+        # S46: the detail names the holder, and `list` marks the camera.
+        assert f"held by v4l2-ctl (pid {other.pid})" in r.stderr, r.stderr
+        print("MEASURED busy message:", r.stderr.strip().splitlines()[-1])
+        r = run("list")
+        assert r.returncode == 0 and f"busy: held by v4l2-ctl (pid {other.pid})" in r.stdout, r.stdout
+        r = run("--json", "list")
+        busy = [d for d in json.loads(r.stdout)["devices"] if d.get("holders")]
+        assert [(d["node"], d["holders"]) for d in busy] == [(node, [{"pid": other.pid, "command": "v4l2-ctl"}])], r.stdout
     finally:
         other.terminate()
         other.wait(timeout=20)

@@ -65,9 +65,10 @@ def start(cap, fr):
     cap.start(fourcc="YUYV", width=320, height=180, fps=30, on_frame=fr.on_frame, on_error=fr.on_error)
 
 
-def test_S26_busy_when_another_process_streams(webcams, camcore):
+def test_S26_S46_busy_when_another_process_streams(webcams, camcore):
     """v4l2-ctl streams the camera: start fails fast with CAMCORE_E_BUSY and a
-    message naming the device; once the other process ends, start works."""
+    message naming the device and the holder (S46: v4l2-ctl and its pid);
+    once the other process ends, start works."""
     with camcore.Manager() as m:
         dev = vivid0(m)
         other = subprocess.Popen(["v4l2-ctl", "-d", dev.node, "--stream-mmap"],
@@ -84,6 +85,13 @@ def test_S26_busy_when_another_process_streams(webcams, camcore):
                 msg = str(info.value)
                 assert dev.node in msg and "busy" in msg.lower(), msg
                 assert info.value.status == camcore.E_BUSY
+                # S46: the message names the holder; the call lists it.
+                # (the failed capture's own fd is not counted as a holder)
+                assert f"is in use, held by v4l2-ctl (pid {other.pid}) (" in msg, msg
+                holders = m.holders(dev.id)   # the open capturer is this process's
+                assert [(h.pid, h.command) for h in holders if h.pid != os.getpid()] == [(other.pid, "v4l2-ctl")], holders
+                assert os.getpid() in [h.pid for h in holders], holders
+                assert holders.unseen == 0, holders.unseen
         finally:
             other.terminate()
             other.wait(10)

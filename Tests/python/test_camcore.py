@@ -94,6 +94,7 @@ NAMES = {
     -10: ("CAMCORE_E_WOULD_DEADLOCK", camcore.WouldDeadlockError),
     -11: ("CAMCORE_E_NO_MEMORY", camcore.NoMemoryError),
     -12: ("CAMCORE_E_INTERNAL", camcore.InternalError),
+    -13: ("CAMCORE_E_BANDWIDTH", camcore.BandwidthError),
 }
 
 

@@ -425,6 +425,22 @@ def test_S49_camera_present_counts_no_synthetic_camera():
     assert camcore._lib.camcore_manager_camera_present(None) == camcore.E_INVALID_ARG
 
 
+def test_S46_holders_of_cameras_without_a_node_and_bad_arguments():
+    lib = camcore._lib
+    with camcore.Manager(synthetic=True) as m:
+        with pytest.raises(camcore.NotSupportedError) as e:
+            m.holders("synthetic:0")
+        assert "no device node of its own" in str(e.value)
+        with pytest.raises(camcore.NoDeviceError):
+            m.holders("v4l2:no-such-camera")
+        found = ctypes.c_size_t(99)
+        assert lib.camcore_manager_get_holders(None, b"synthetic:0", None, 0, ctypes.byref(found), None) == camcore.E_INVALID_ARG
+        assert lib.camcore_manager_get_holders(m._h(), None, None, 0, None, None) == camcore.E_INVALID_ARG
+        assert lib.camcore_manager_get_holders(m._h(), b"synthetic:0", None, 4, None, None) == camcore.E_INVALID_ARG
+        assert found.value == 99  # untouched on failure
+        assert m.devices()  # still usable
+
+
 def test_S33_bad_backend_value_is_refused_by_the_c_abi():
     cfg = camcore._raw.camcore_manager_config()
     camcore._lib.camcore_manager_config_init(ctypes.byref(cfg))

@@ -34,7 +34,8 @@ enum {
     EXIT_FAILED = 1,    /* the operation failed (I/O, not supported, ...) */
     EXIT_USAGE = 2,     /* bad command line or value */
     EXIT_NO_DEVICE = 3, /* no such camera, or it went away */
-    EXIT_BUSY = 4       /* camera busy or permission denied */
+    EXIT_BUSY = 4,      /* camera busy or permission denied */
+    EXIT_BANDWIDTH = 5  /* the USB bus cannot carry the setting (S47) */
 };
 
 /* The command running (main.c), named in usage errors; NULL before one. */

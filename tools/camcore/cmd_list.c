@@ -7,13 +7,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 const char list_usage[] =
     "usage: " PROGRAM " list [--all | --present] [--json]\n"
     "\n"
     "Lists the cameras: index, id, name, type (builtin, external, virtual),\n"
     "position (front, back, external, unknown), node and backend, and the ids\n"
-    "the camera also has in other backends (\"also:\"). Only video\n"
+    "the camera also has in other backends (\"also:\"); a camera another program\n"
+    "holds is marked \"busy: held by COMMAND (pid N)\". Only video\n"
     "capture nodes are cameras (no metadata, output or codec nodes). With no\n"
     "camera, camcore's synthetic camera (a test pattern) is listed as index 0.\n"
     "The index, the id or the node names a camera for the other commands.\n"
@@ -31,6 +33,51 @@ const char list_usage[] =
     "                (with --all also \"hidden\": [...], without indices)\n"
     "  --backend B, --portal P   as for every command (" PROGRAM " --help)\n"
     "  -h, --help    this help\n";
+
+/* S46: the other processes that hold a camera's node (this one never does
+ * while listing); n of them into h. */
+static size_t other_holders(camcore_manager *m, const camcore_device_info *dev, camcore_holder *h, size_t max)
+{
+    size_t found = 0, i, n = 0;
+
+    if (strncmp(dev->node, "/dev/", 5) != 0 ||
+        camcore_manager_get_holders(m, dev->id, h, max, &found, NULL) != CAMCORE_OK)
+        return 0;
+    for (i = 0; i < found && i < max; i++)
+        if (h[i].pid != (int32_t)getpid())
+            h[n++] = h[i];
+    return n;
+}
+
+static void print_holders(camcore_manager *m, const camcore_device_info *dev)
+{
+    camcore_holder h[8];
+    size_t n = other_holders(m, dev, h, 8), i;
+
+    if (n == 0)
+        return;
+    printf("    busy: held by");
+    for (i = 0; i < n; i++)
+        printf("%s %s (pid %d)", i == 0 ? "" : (i + 1 == n ? " and" : ","), h[i].command, (int)h[i].pid);
+    putchar('\n');
+}
+
+static void json_holders(int *first, camcore_manager *m, const camcore_device_info *dev)
+{
+    camcore_holder h[8];
+    size_t n = other_holders(m, dev, h, 8), i;
+
+    if (n == 0)
+        return;
+    printf("%s\"holders\": [", *first ? "" : ", ");
+    for (i = 0; i < n; i++) {
+        printf("%s{\"pid\": %d, \"command\": ", i ? ", " : "", (int)h[i].pid);
+        json_str(h[i].command);
+        putchar('}');
+    }
+    putchar(']');
+    *first = 0;
+}
 
 /* list --present: the manager alone, no listing shown, no permission asked. */
 static int list_present(void)
@@ -105,6 +152,7 @@ int cmd_list(int argc, char **argv)
             json_kv_int(&first, "index", (long long)i);
             json_device_fields(&first, d.shown[i]);
             json_other_ids(&first, device_details(d.all, d.shown[i]));
+            json_holders(&first, d.manager, d.shown[i]);
             putchar('}');
         }
         printf("]");
@@ -138,6 +186,8 @@ int cmd_list(int argc, char **argv)
             const camcore_device_details *more = device_details(d.all, d.shown[i]);
             if (d.shown[i]->flags & CAMCORE_DEVICE_UNAVAILABLE)
                 printf("    unavailable: %s\n", d.shown[i]->unavailable_reason);
+            /* S46: a camera another process holds. */
+            print_holders(d.manager, d.shown[i]);
             /* S42: the same camera in the other backends. */
             for (uint32_t k = 0; more && k < more->other_id_count; k++)
                 printf("    %s %s\n", k ? "    " : "also:", more->other_ids[k]);

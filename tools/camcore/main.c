@@ -91,7 +91,8 @@ static const char main_usage[] =
     "FourCCs are written as v4l2-ctl writes them (YUYV, YU12, MJPG, 'Y16 -BE').\n"
     "\n"
     "Exit codes: 0 ok, 1 operation failed, 2 bad command line or value,\n"
-    "            3 no such camera (or it went away), 4 camera busy or no permission.\n"
+    "            3 no such camera (or it went away), 4 camera busy or no permission,\n"
+    "            5 not enough USB bandwidth for the setting.\n"
     "\n"
     "See camcore(1).\n";
 

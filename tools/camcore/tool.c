@@ -150,6 +150,7 @@ int exit_code(int status)
     case CAMCORE_E_NO_DEVICE: return EXIT_NO_DEVICE;
     case CAMCORE_E_BUSY:
     case CAMCORE_E_ACCESS: return EXIT_BUSY;
+    case CAMCORE_E_BANDWIDTH: return EXIT_BANDWIDTH;
     default: return EXIT_FAILED;
     }
 }
@@ -173,6 +174,10 @@ int fail(int status, const char *what, const camcore_device_info *dev)
         else
             errorf("permission denied: cannot open %s. Add yourself to the 'video' group "
                 "(sudo usermod -aG video $USER, then log in again).", node);
+        break;
+    case CAMCORE_E_BANDWIDTH:
+        errorf("not enough USB bandwidth: %s cannot stream this setting. Pick MJPEG (--format MJPG), a lower "
+            "--size or --fps, or move other cameras to another USB port.", node);
         break;
     case CAMCORE_E_NO_DEVICE:
         errorf("no device: %s is gone. Is the camera still plugged in? See " PROGRAM " list.",

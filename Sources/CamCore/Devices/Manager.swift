@@ -248,6 +248,18 @@ public final class Manager: @unchecked Sendable {
         return devices().contains { !$0.isSynthetic }
     }
 
+    /// The processes that hold a camera's device node open (S46), found
+    /// through /proc as fuser(1) does, within 300 ms. Errors: noDevice
+    /// (unknown id), notSupported (a camera without a device node of its
+    /// own: libcamera's, a PipeWire node, the synthetic one).
+    public func holders(of deviceID: String) throws(CamError) -> DeviceHolders {
+        let (_, d) = try lookup(deviceID)
+        guard d.node.hasPrefix("/dev/") else {
+            throw .notSupported("\(deviceID) has no device node of its own to look for in /proc (\(d.node))")
+        }
+        return DeviceHolders.scan([d.node])
+    }
+
     /// The capture devices present now: every source's, in source order
     /// (real cameras in node order, then the synthetic ones). No
     /// streaming; each node is open only for its queries (S3).

@@ -20,6 +20,9 @@ public enum CamError: Error, Equatable, CustomStringConvertible {
     case wouldDeadlock(String)
     case noMemory(String)
     case internalError(String)
+    /// The bus cannot carry the stream (S47: USB isochronous bandwidth,
+    /// ENOSPC at STREAMON); a compressed format or a lower size or rate may fit.
+    case bandwidth(String)
 
     /// The human-readable detail.
     public var message: String {
@@ -27,7 +30,7 @@ public enum CamError: Error, Equatable, CustomStringConvertible {
         case .invalidArgument(let m), .noDevice(let m), .busy(let m), .access(let m),
              .notSupported(let m), .timeout(let m), .io(let m), .state(let m),
              .customSourceActive(let m), .wouldDeadlock(let m), .noMemory(let m),
-             .internalError(let m):
+             .internalError(let m), .bandwidth(let m):
             return m
         }
     }
@@ -52,6 +55,7 @@ public enum CamError: Error, Equatable, CustomStringConvertible {
         case .wouldDeadlock(let m): return .wouldDeadlock(f(m))
         case .noMemory(let m): return .noMemory(f(m))
         case .internalError(let m): return .internalError(f(m))
+        case .bandwidth(let m): return .bandwidth(f(m))
         }
     }
 
@@ -65,7 +69,8 @@ public enum CamError: Error, Equatable, CustomStringConvertible {
         case EACCES, EPERM: return .access(text)
         case EINVAL, ENOTTY, EOPNOTSUPP: return .notSupported(text)
         case ETIMEDOUT: return .timeout(text)
-        case ENOMEM, ENOSPC: return .noMemory(text)
+        case ENOMEM: return .noMemory(text)
+        case ENOSPC: return .bandwidth(text)
         default: return .io(text)
         }
     }

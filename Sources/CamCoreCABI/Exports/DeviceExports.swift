@@ -63,6 +63,37 @@ public func cabi_manager_camera_present(_ manager: OpaquePointer?) -> Int32 {
     do { return try box.manager.cameraPresent() ? 1 : 0 } catch { return fail(error) }
 }
 
+@_cdecl("camcore_manager_get_holders")
+public func cabi_manager_get_holders(_ manager: OpaquePointer?, _ deviceID: UnsafePointer<CChar>?,
+                                     _ holders: UnsafeMutablePointer<camcore_holder>?, _ max: Int,
+                                     _ found: UnsafeMutablePointer<Int>?, _ unseen: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    let fn = "camcore_manager_get_holders"
+    guard let box = managerBox(manager, fn) else { return LastError.status }
+    guard let deviceID else { return invalid("\(fn): device_id is NULL") }
+    guard holders != nil || max == 0 else { return invalid("\(fn): holders is NULL with max \(max)") }
+    do {
+        let h = try box.manager.holders(of: String(cString: deviceID))
+        let list = h.byNode.values.first ?? []
+        // size_t above Int.max arrives negative: as good as unlimited.
+        let room = max < 0 ? Int.max : max
+        for (i, x) in list.prefix(room).enumerated() {
+            var e = camcore_holder()
+            e.pid = x.pid
+            withUnsafeMutableBytes(of: &e.command) { raw in
+                let bytes = Array(x.command.utf8.prefix(raw.count - 1))
+                for (j, b) in bytes.enumerated() { raw[j] = b }
+                raw[bytes.count] = 0
+            }
+            holders![i] = e
+        }
+        found?.pointee = list.count
+        unseen?.pointee = UInt32(clamping: h.unseen)
+        return 0
+    } catch {
+        return fail(error)
+    }
+}
+
 @_cdecl("camcore_manager_request_camera_access")
 public func cabi_manager_request_camera_access(_ manager: OpaquePointer?, _ timeoutMs: Int32,
                                                _ state: UnsafeMutablePointer<Int32>?) -> Int32 {

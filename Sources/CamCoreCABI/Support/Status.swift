@@ -21,6 +21,7 @@ extension CamError {
         case .wouldDeadlock: return CAMCORE_E_WOULD_DEADLOCK.rawValue
         case .noMemory: return CAMCORE_E_NO_MEMORY.rawValue
         case .internalError: return CAMCORE_E_INTERNAL.rawValue
+        case .bandwidth: return CAMCORE_E_BANDWIDTH.rawValue
         }
     }
 }
@@ -41,6 +42,7 @@ func statusName(_ status: Int32) -> StaticString {
     case CAMCORE_E_WOULD_DEADLOCK.rawValue: return "CAMCORE_E_WOULD_DEADLOCK: called from the object's own callback"
     case CAMCORE_E_NO_MEMORY.rawValue: return "CAMCORE_E_NO_MEMORY: out of memory"
     case CAMCORE_E_INTERNAL.rawValue: return "CAMCORE_E_INTERNAL: internal error"
+    case CAMCORE_E_BANDWIDTH.rawValue: return "CAMCORE_E_BANDWIDTH: not enough bus bandwidth"
     default: return "unknown status"
     }
 }

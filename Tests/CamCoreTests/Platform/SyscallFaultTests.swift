@@ -185,7 +185,7 @@ struct SyscallFaultTests {
         withFake { node in
             node.state.withLock { $0.fail[CC_VIDIOC_S_FMT] = EBUSY }
             guard case .busy(let m)? = startError(node) else { Issue.record("not busy"); return }
-            #expect(m.hasPrefix("device busy: \(FakeNode.path) (fake) is used by another process"))
+            #expect(m.hasPrefix("device busy: \(FakeNode.path) (fake) is in use, "), "\(m)")
         }
     }
 
@@ -197,11 +197,12 @@ struct SyscallFaultTests {
         }
     }
 
-    @Test func test_S26_streamon_enospc_says_bandwidth() {
+    @Test func test_S47_streamon_enospc_is_a_bandwidth_error_naming_the_setting() {
         withFake { node in
             node.state.withLock { $0.fail[CC_VIDIOC_STREAMON] = ENOSPC }
-            guard case .noMemory(let m)? = startError(node) else { Issue.record("not noMemory"); return }
-            #expect(m.contains("not enough bus bandwidth"))
+            guard case .bandwidth(let m)? = startError(node) else { Issue.record("not bandwidth"); return }
+            #expect(m.hasPrefix("not enough USB bandwidth for YUYV "), "\(m)")
+            #expect(m.contains("Choose MJPEG, or a lower size or rate"), "\(m)")
             // Every mapping was undone by the failed start.
             #expect(node.state.withLock { $0.buffers.isEmpty })
         }

@@ -53,13 +53,13 @@ from . import _raw
 from ._args import Rate
 from ._capturer import Capturer, FormatOrSetting, OnError, OnFrame, OnStall
 from ._controls import Control, ControlChange, MenuItem, control_key
-from ._errors import (AccessError, BusyError, CamcoreError, CamcoreIOError, CamcoreTimeoutError,
+from ._errors import (AccessError, BandwidthError, BusyError, CamcoreError, CamcoreIOError, CamcoreTimeoutError,
                       CustomSourceActiveError, InternalError, InvalidArgError,
                       InvalidArgTypeError, InvalidArgValueError, NoDeviceError, NoMemoryError,
                       NotSupportedError, StateError, WouldDeadlockError, error_for_status,
                       last_error_message, strerror)
 from ._frames import CapturedFrame, Frame, RetainedFrame
-from ._info import (CaptureFormat, CaptureStats, DeviceInfo, Format, SessionState, Setting)
+from ._info import (CaptureFormat, CaptureStats, DeviceInfo, Format, Holder, Holders, SessionState, Setting)
 from ._manager import Manager, OnDevice, OnPermission
 from ._pixfmt import (FOURCC_BIG_ENDIAN, PIXEL_FORMAT_ALIASES, FourCC, PixelFormat, fourcc,
                       fourcc_str, pixel_format)
@@ -79,7 +79,7 @@ from ._raw import (ADJUSTED_FORMAT, ADJUSTED_RATE, ADJUSTED_SIZE, BACKEND_AUTO, 
                    CONTROL_TYPE_INTEGER_MENU, CONTROL_TYPE_MENU, CONTROL_TYPE_STRING,
                    DEVICE_MULTIPLANAR, DEVICE_SYNTHETIC, DEVICE_TYPE_BUILTIN,
                    DEVICE_TYPE_EXTERNAL, DEVICE_TYPE_VIRTUAL, DEVICE_UNAVAILABLE, DEVICE_HIDDEN, LIST_HIDDEN, E_ACCESS,
-                   E_BUSY, E_CUSTOM_SOURCE_ACTIVE, E_INTERNAL, E_INVALID_ARG, E_IO,
+                   E_BANDWIDTH, E_BUSY, E_CUSTOM_SOURCE_ACTIVE, E_INTERNAL, E_INVALID_ARG, E_IO,
                    E_NO_DEVICE, E_NO_MEMORY, E_NOT_SUPPORTED, E_STATE, E_TIMEOUT,
                    E_WOULD_DEADLOCK, FORMAT_COMPRESSED, FORMAT_EMULATED, FOURCC_NATIVE,
                    FRAME_CORRUPTED, HOOK_DROP, HOOK_PASS, HOOK_REPLACE, MAX_PREVIEWS, OK,
@@ -137,17 +137,17 @@ __all__ = [
     "CamcoreError", "InvalidArgError", "InvalidArgTypeError", "InvalidArgValueError",
     "NoDeviceError", "BusyError", "AccessError", "NotSupportedError", "CamcoreTimeoutError",
     "CamcoreIOError", "StateError", "CustomSourceActiveError", "WouldDeadlockError",
-    "NoMemoryError", "InternalError", "error_for_status",
+    "NoMemoryError", "InternalError", "BandwidthError", "error_for_status",
     # objects and descriptions
     "Manager", "Capturer", "Session", "Frame", "RetainedFrame", "CapturedFrame",
-    "DeviceInfo", "Format", "CaptureFormat", "CaptureStats", "Setting", "SessionState",
+    "DeviceInfo", "Holder", "Holders", "Format", "CaptureFormat", "CaptureStats", "Setting", "SessionState",
     "Control", "ControlChange", "MenuItem", "control_key",
     # callback and argument types
     "OnFrame", "OnError", "OnStall", "OnDevice", "OnPermission", "SessionFrameCallback",
     "Completion", "Rate", "FormatOrSetting",
     # status codes
     "OK", "E_INVALID_ARG", "E_NO_DEVICE", "E_BUSY", "E_ACCESS", "E_NOT_SUPPORTED", "E_TIMEOUT",
-    "E_IO", "E_STATE", "E_CUSTOM_SOURCE_ACTIVE", "E_WOULD_DEADLOCK", "E_NO_MEMORY", "E_INTERNAL",
+    "E_IO", "E_STATE", "E_CUSTOM_SOURCE_ACTIVE", "E_WOULD_DEADLOCK", "E_NO_MEMORY", "E_INTERNAL", "E_BANDWIDTH",
     # enum values and flags
     "RANGE_DISCRETE", "RANGE_STEPWISE", "RANGE_CONTINUOUS", "RANGE_UNKNOWN",
     "DEVICE_TYPE_BUILTIN", "DEVICE_TYPE_EXTERNAL", "DEVICE_TYPE_VIRTUAL",

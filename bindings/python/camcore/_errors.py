@@ -24,6 +24,7 @@ CustomSourceActiveError     RuntimeError            the app feeds transmission i
 WouldDeadlockError          RuntimeError            called from the object's own callback
 NoMemoryError               MemoryError             out of memory, or too few buffers
 InternalError               RuntimeError            a bug in camcore
+BandwidthError              OSError (ENOSPC)        the USB bus cannot carry the stream
 ==========================  ======================  =====================================
 
 Messages say what was asked in Python terms (``Manager.open('usb-1')``) and
@@ -191,10 +192,18 @@ class InternalError(CamcoreError, RuntimeError):
     code = _raw.E_INTERNAL
 
 
+class BandwidthError(CamcoreError, OSError):
+    """The bus cannot carry the stream (S47, CAMCORE_E_BANDWIDTH: USB isochronous
+    bandwidth, ENOSPC at stream start); MJPEG or a lower size or rate may fit. An
+    OSError with errno ENOSPC."""
+    code = _raw.E_BANDWIDTH
+    _errno = _errno_mod.ENOSPC
+
+
 _ERROR_CLASSES: Dict[int, Type[CamcoreError]] = {cls.code: cls for cls in (  # type: ignore[misc]
     InvalidArgError, NoDeviceError, BusyError, AccessError, NotSupportedError,
     CamcoreTimeoutError, CamcoreIOError, StateError, CustomSourceActiveError, WouldDeadlockError,
-    NoMemoryError, InternalError)}
+    NoMemoryError, InternalError, BandwidthError)}
 
 # "camcore_capturer_start: ..." or " (camcore_session_add_preview_pull)": a C function
 # name in the library's text (the message names the Python call instead).

@@ -68,6 +68,22 @@ class DeviceInfo:
     other_ids: Tuple[str, ...] = ()
 
 
+@dataclasses.dataclass(frozen=True)
+class Holder:
+    """A process holding a camera's device node open (S46, camcore_holder)."""
+    pid: int
+    command: str
+
+
+class Holders(List[Holder]):
+    """The holders of a device node (Manager.holders), in pid order;
+    ``unseen``: processes /proc did not let this one look at."""
+
+    def __init__(self, items, unseen: int = 0):
+        super().__init__(items)
+        self.unseen = unseen
+
+
 def device_from_c(d: _raw.camcore_device_info,
                   details: "Optional[_raw.camcore_device_details]" = None) -> DeviceInfo:
     """A DeviceInfo copied from a camcore_device_info (and its list's details)."""

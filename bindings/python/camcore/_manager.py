@@ -28,7 +28,7 @@ from ._args import (I32_MAX, I32_MIN, Rate, c_fraction, callable_or_none, cstr, 
 from ._capturer import Capturer
 from ._errors import (InvalidArgError, InvalidArgTypeError, InvalidArgValueError, StateError, WouldDeadlockError, _s,
                       check)
-from ._info import DeviceInfo, Format, Setting, device_from_c, format_from_c, setting_from_c
+from ._info import DeviceInfo, Format, Holder, Holders, Setting, device_from_c, format_from_c, setting_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc
 from ._raw import (BACKENDS, PERMISSIONS, PORTALS, ON_DEVICE, ON_PERMISSION, camcore_device_list, camcore_format_list,
                    camcore_fraction, camcore_hotplug_callbacks, camcore_manager_config,
@@ -317,6 +317,23 @@ class Manager:
         untouched), elsewhere whether the listing has a non-synthetic camera.
         Raises CamcoreIOError when the portal does not answer."""
         return check(_lib.camcore_manager_camera_present(self._h()), "Manager.camera_present") == 1
+
+    def holders(self, device_id: str) -> Holders:
+        """The processes that hold a camera's device node open (S46), found
+        through /proc as fuser does (this process too), in pid order; the list's
+        ``unseen`` counts processes that could not be looked at. Raises
+        NoDeviceError, NotSupportedError (no device node of its own:
+        libcamera, PipeWire, synthetic)."""
+        found, unseen = _raw.c_size_t(), _raw.c_uint32()
+        what = f"Manager.holders({device_id!r})"
+        check(_lib.camcore_manager_get_holders(self._h(), cstr("device_id", device_id), None, 0,
+                                               byref(found), byref(unseen)), what)
+        n = found.value + 4        # room for one that came meanwhile
+        arr = (_raw.camcore_holder * n)()
+        check(_lib.camcore_manager_get_holders(self._h(), cstr("device_id", device_id), arr, n,
+                                               byref(found), byref(unseen)), what)
+        return Holders([Holder(arr[i].pid, arr[i].command.decode("utf-8", "replace"))
+                        for i in range(min(found.value, n))], unseen.value)
 
     def request_camera_access(self, timeout: Optional[float] = None) -> str:
         """Asks the camera portal for access (S35, AccessCamera) unless a request is

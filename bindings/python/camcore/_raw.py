@@ -66,6 +66,7 @@ E_CUSTOM_SOURCE_ACTIVE = -9
 E_WOULD_DEADLOCK = -10
 E_NO_MEMORY = -11
 E_INTERNAL = -12
+E_BANDWIDTH = -13
 
 # Range kinds, device types, positions, flags.
 RANGE_DISCRETE, RANGE_STEPWISE, RANGE_CONTINUOUS, RANGE_UNKNOWN = 0, 1, 2, 3
@@ -127,6 +128,12 @@ class camcore_device_info(Structure):
         ("backend", c_char_p),
         ("v4l2_id", c_char_p),
     ]
+
+
+class camcore_holder(Structure):
+    """A process holding a device node open (camcore_holder, since 0.2)."""
+
+    _fields_ = [("pid", c_int32), ("command", c_char * 64)]
 
 
 class camcore_device_details(Structure):
@@ -583,6 +590,8 @@ PROTOTYPES: List[Tuple[str, Any, List[Any]]] = [
     ("camcore_manager_get_camera_permission", c_int, [manager_p, POINTER(c_int32)]),
     ("camcore_manager_request_camera_access", c_int, [manager_p, c_int32, POINTER(c_int32)]),
     ("camcore_manager_camera_present", c_int, [manager_p]),
+    ("camcore_manager_get_holders", c_int, [manager_p, c_char_p, POINTER(camcore_holder), c_size_t,
+                                            POINTER(c_size_t), POINTER(c_uint32)]),
     # Frames and the capturer
     ("camcore_frame_retain", frame_p, [frame_p]),
     ("camcore_frame_release", None, [frame_p]),

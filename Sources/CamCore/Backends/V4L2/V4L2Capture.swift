@@ -278,6 +278,12 @@ final class V4L2Capture: CaptureBackend {
 
     var fileDescriptor: Int32? { node.map { $0.fd } }
 
+    /// A busy error that names who holds the node (S46).
+    private func busy(_ error: CamError) -> CamError {
+        let holders = DeviceHolders.scan([device.node], ignoringFD: node?.fd).describe(device.node)
+        return .busy("device busy: \(device.node) (\(device.name)) is in use, \(holders) (\(error.message))")
+    }
+
     func start(_ request: CaptureRequest, waker: Waker) throws(CamError) -> CaptureFormat {
         guard let node else { throw .noDevice("\(device.node) is closed") }
         // Enumerates only up to the format asked for; the whole list only
@@ -294,9 +300,7 @@ final class V4L2Capture: CaptureBackend {
             try setFormat(node, request)
         } catch {
             // S26: EBUSY on S_FMT means another process owns the stream.
-            if case .busy = error {
-                throw .busy("device busy: \(device.node) (\(device.name)) is used by another process (\(error.message))")
-            }
+            if case .busy = error { throw busy(error) }
             throw error
         }
         // S7: a rate above what the format offers at this size is clamped
@@ -314,9 +318,12 @@ final class V4L2Capture: CaptureBackend {
             var t = Int32(bitPattern: bufType)
             let e = node.ioctlErrno(CC_VIDIOC_STREAMON, &t)
             if e == ENOSPC {
-                // UVC and others: not enough bus bandwidth for this format.
-                throw CamError.noMemory("VIDIOC_STREAMON on \(device.node): not enough bus bandwidth for "
-                    + "\(format.fourcc) \(format.width)x\(format.height); choose a smaller size, rate or a compressed format")
+                // S47, UVC: no alternate setting of the streaming interface
+                // carries this setting's payload (the bus is shared or slow).
+                let rate = format.frameRate.map { " at \($0.numerator)/\($0.denominator) fps" } ?? ""
+                throw CamError.bandwidth("not enough USB bandwidth for \(format.fourcc) \(format.width)x\(format.height)"
+                    + "\(rate) on \(device.node) (\(device.name)): VIDIOC_STREAMON: No space left on device. Choose "
+                    + "MJPEG, or a lower size or rate, or move other cameras to another USB bus")
             }
             if e != 0 { throw CamError.fromErrno(e, "VIDIOC_STREAMON on \(device.node)") }
         } catch {
@@ -324,6 +331,7 @@ final class V4L2Capture: CaptureBackend {
             // S26: the driver refusing REQBUFS, QBUF or STREAMON (EINVAL) is a
             // failed start, an I/O error, not a missing feature.
             if case .notSupported(let m) = error { throw CamError.io(m) }
+            if case .busy = error { throw busy(error) }
             throw error
         }
         streaming = true
