@@ -819,7 +819,8 @@ struct ccpw_stream {
     struct ccpw_core *core;
     struct ccpw_stream *next; /* in core->streams */
     uint32_t node_id;         /* the registry id of the node it captures from */
-    struct pw_stream *stream;
+    struct pw_stream *stream; /* NULL once closed (under lock) */
+    struct pw_stream *pws;    /* the same, for the process callback (set once) */
     struct spa_hook listener;
     int event_fd;
     uint32_t nbuffers;
@@ -922,7 +923,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
         &b, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
         SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
         SPA_PARAM_META_size, SPA_POD_Int(sizeof(struct spa_meta_header)));
-    pw.pw_stream_update_params(s->stream, params, 2);
+    pw.pw_stream_update_params(s->pws, params, 2);
     s->format_set = 1;
     pw.pw_thread_loop_signal(s->core->loop, false);
 }
@@ -985,12 +986,14 @@ static void on_process(void *data)
     int any = 0;
     ssize_t w;
 
-    while ((b = pw.pw_stream_dequeue_buffer(s->stream)) != NULL) {
+    /* On PipeWire's data thread (RT_PROCESS); close() waits for it in
+     * pw_stream_disconnect, so the stream itself (s->pws) is alive here. */
+    while ((b = pw.pw_stream_dequeue_buffer(s->pws)) != NULL) {
         int slot = (int)(intptr_t)b->user_data - 1;
         pthread_mutex_lock(&s->lock);
         if (slot < 0 || slot >= MAX_BUFFERS || s->count >= MAX_BUFFERS) {
+            pw.pw_stream_queue_buffer(s->pws, b);   /* under the lock: one producer at a time */
             pthread_mutex_unlock(&s->lock);
-            pw.pw_stream_queue_buffer(s->stream, b);
             continue;
         }
         s->ready[(s->head + s->count) % MAX_BUFFERS] = slot;
@@ -1068,7 +1071,7 @@ ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t node_id
     props = pw.pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture",
                                  PW_KEY_MEDIA_ROLE, "Camera", PW_KEY_TARGET_OBJECT, target,
                                  PW_KEY_NODE_NAME, "camcore", NULL);
-    s->stream = pw.pw_stream_new(c->core, "camcore capture", props);
+    s->stream = s->pws = pw.pw_stream_new(c->core, "camcore capture", props);
     if (!s->stream) {
         r = -errno;
         pw.pw_thread_loop_unlock(c->loop);
@@ -1081,7 +1084,8 @@ ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t node_id
     c->streams = s;
     pthread_mutex_unlock(&c->lock);
     r = pw.pw_stream_connect(s->stream, PW_DIRECTION_INPUT, PW_ID_ANY,
-                             PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_DONT_RECONNECT, params, 1);
+                             PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_DONT_RECONNECT |
+                                 PW_STREAM_FLAG_RT_PROCESS, params, 1);
     if (r < 0) {
         pw.pw_thread_loop_unlock(c->loop);
         say(err, errlen, "pw_stream_connect%s: %s", NULL, r);
@@ -1212,18 +1216,19 @@ void ccpw_stream_release(ccpw_stream *s, int slot)
 
     if (slot < 0 || slot >= MAX_BUFFERS)
         return;
-    pw.pw_thread_loop_lock(s->core->loop);
+    /* The stream processes on PipeWire's data thread (RT_PROCESS), whose
+     * queue of returned buffers takes one producer at a time: the stream's
+     * lock, not the loop's (a frame's release stays off the main loop). */
     pthread_mutex_lock(&s->lock);
-    if (s->stream)
-        b = s->slots[slot].buf;
-    pthread_mutex_unlock(&s->lock);
-    if (b)
+    if (s->stream && (b = s->slots[slot].buf) != NULL)
         pw.pw_stream_queue_buffer(s->stream, b);
-    pw.pw_thread_loop_unlock(s->core->loop);
+    pthread_mutex_unlock(&s->lock);
 }
 
 void ccpw_stream_close(ccpw_stream *s)
 {
+    struct pw_stream *stream;
+
     if (!s || !s->stream)
         return;
     pw.pw_thread_loop_lock(s->core->loop);
@@ -1235,11 +1240,15 @@ void ccpw_stream_close(ccpw_stream *s)
         }
     }
     pthread_mutex_unlock(&s->core->lock);
-    pw.pw_stream_disconnect(s->stream);
-    spa_hook_remove(&s->listener);
-    pw.pw_stream_destroy(s->stream);
+    /* No release queues a buffer from now on. */
     pthread_mutex_lock(&s->lock);
+    stream = s->stream;
     s->stream = NULL;
+    pthread_mutex_unlock(&s->lock);
+    pw.pw_stream_disconnect(stream);
+    spa_hook_remove(&s->listener);
+    pw.pw_stream_destroy(stream);
+    pthread_mutex_lock(&s->lock);
     s->count = 0;
     pthread_mutex_unlock(&s->lock);
     pw.pw_thread_loop_unlock(s->core->loop);
