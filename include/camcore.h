@@ -2154,6 +2154,26 @@ typedef struct camcore_session_state {
  */
 int camcore_session_get_state(camcore_session *session, camcore_session_state *out);
 
+/**
+ * Why the camera runs another setting than the one negotiated (beyond
+ * S6's adjustments, which camcore_session_state.adjusted gives): S47's
+ * fallback when the USB bus could not carry the negotiated setting ("not
+ * enough USB bandwidth for YUYV 1280x720 at 1/10 fps: fell back to MJPG
+ * 1280x720 at 1/30 fps (S47)"; the state's format and adjusted say what
+ * runs), or S43's note on the frames' true geometry. Empty when the camera
+ * runs what was negotiated; set anew each time the camera turns on.
+ *
+ * \param session the session.
+ * \param buffer  receives the text, NUL-terminated, cut to size - 1 bytes;
+ *                may be NULL when size is 0.
+ * \param size    bytes at buffer.
+ * \returns the text's full length in bytes (0: nothing to say; as
+ *          snprintf), or CAMCORE_E_INVALID_ARG.
+ * \threadsafety Safe from any thread, including the session's own callbacks.
+ * \since 0.2
+ */
+int camcore_session_get_note(camcore_session *session, char *buffer, size_t size);
+
 /** Called once when a capturer operation has taken effect, on the camera queue. \since 0.1 */
 typedef void (*camcore_completion_fn)(void *user_data, int status);
 

@@ -961,6 +961,19 @@ public:
         return frame(f);
     }
 
+    /** Why the camera runs another setting than negotiated (S47, S43); "" when it does not. */
+    std::string note() const {
+        int n = camcore_session_get_note(s_, nullptr, 0);
+        if (n < 0)
+            check(n, "camcore_session_get_note");
+        std::string t(static_cast<std::size_t>(n) + 1, '\0');
+        n = camcore_session_get_note(s_, &t[0], t.size());
+        if (n < 0)
+            check(n, "camcore_session_get_note");
+        t.resize(std::min(static_cast<std::size_t>(n), t.size() - 1));
+        return t;
+    }
+
     /** The state now (camcore_session_get_state). */
     camcore_session_state state() const {
         camcore_session_state st;

@@ -207,4 +207,55 @@ public enum Negotiation {
             return highestRate(format.rates, notAbove: rate)
         }
     }
+
+    /// S47: what to try when the bus cannot carry `failed` (ENOSPC): the
+    /// same size in a compressed format first, then lower sizes, largest
+    /// first — in the failed format, then compressed — each at its highest
+    /// rate not above `maxRate` (the fastest the format has when nil). The
+    /// failed setting itself is never among them; at most `limit`.
+    public static func bandwidthFallbacks(_ formats: [FormatDescription], failed fourcc: FourCC, width: Int,
+                                          height: Int, maxRate: FrameRate?, limit: Int = 8) -> [NegotiatedFormat] {
+        func rate(_ f: FormatDescription) -> FrameRate? {
+            maxRate.flatMap { highestRate(f.rates, notAbove: $0) } ?? f.rates.maximum
+        }
+        func setting(_ f: FormatDescription, _ w: Int, _ h: Int) -> NegotiatedFormat {
+            var a: NegotiatedFormat.Adjustments = []
+            if f.fourcc != fourcc { a.insert(.format) }
+            if w != width || h != height { a.insert(.size) }
+            return NegotiatedFormat(fourcc: f.fourcc, width: w, height: h, rate: rate(f), adjustments: a)
+        }
+        var out: [NegotiatedFormat] = []
+        func add(_ n: NegotiatedFormat) {
+            if out.count < limit && !out.contains(where: { ($0.fourcc, $0.width, $0.height) == (n.fourcc, n.width, n.height) })
+                && !(n.fourcc == fourcc && n.width == width && n.height == height) { out.append(n) }
+        }
+        // The same size, compressed.
+        for f in formats where f.isCompressed {
+            let (w, h) = fit(f.size, width: width, height: height)
+            if w == width && h == height { add(setting(f, w, h)) }
+        }
+        // Lower sizes: the sizes each format offers below the failed one
+        // (a range offers its size nearest to the failed one's halves).
+        func lower(_ f: FormatDescription) -> [(Int, Int)] {
+            switch f.size {
+            case .discrete(let w, let h): return w * h < width * height ? [(w, h)] : []
+            default:
+                return [(width * 3 / 4, height * 3 / 4), (width / 2, height / 2)].map { fit(f.size, width: $0.0, height: $0.1) }
+                    .filter { $0.0 * $0.1 < width * height }
+            }
+        }
+        var smaller: [(NegotiatedFormat, Int)] = []
+        for f in formats where f.fourcc == fourcc || f.isCompressed {
+            for (w, h) in lower(f) {
+                // The failed format before compressed ones at each size.
+                smaller.append((setting(f, w, h), f.fourcc == fourcc ? 0 : 1))
+            }
+        }
+        smaller.sort { a, b in
+            let (x, y) = (a.0.width * a.0.height, b.0.width * b.0.height)
+            return x != y ? x > y : a.1 < b.1
+        }
+        for (n, _) in smaller { add(n) }
+        return out
+    }
 }

@@ -82,6 +82,16 @@ public final class VideoSession: @unchecked Sendable {
     private var recoveries = 0
     /// When the camera last turned on (CLOCK_MONOTONIC ns).
     private var onSince: UInt64 = 0
+    /// Why the setting in use differs from the negotiated one beyond S6
+    /// (S47: the bus could not carry it), or what frames turned out to be
+    /// (S43); nil when nothing to say. Read with `note`.
+    private let noteText = Mutex<String?>(nil)
+
+    /// Why the camera runs another setting than negotiated: S47's fallback
+    /// ("not enough USB bandwidth for YUYV 1280x720 at 10/1 fps: fell back to
+    /// MJPG 1280x720 at 30/1 fps"), or S43's frame geometry note; nil when
+    /// the camera runs what was negotiated. Safe from any thread.
+    public var note: String? { noteText.withLock { $0 } }
     /// Switch back to a lost device when it returns (S25). Default true.
     public var returnsToReconnectedDevice: Bool {
         get { follower.returnsToReconnectedDevice }
@@ -244,20 +254,42 @@ public final class VideoSession: @unchecked Sendable {
     private func turnOn() -> CamError? {
         guard let device = follower.device else { return .noDevice("no camera is selected") }
         do throws(CamError) {
-            let (req, negotiated) = try request(for: device)
+            var (req, negotiated) = try request(for: device)
             let cap = try manager.open(deviceID: device.id)
             // S43: frames of another size than negotiated re-report the selection.
-            cap.onFormatChange = { [weak self, weak cap] fmt, _ in
+            cap.onFormatChange = { [weak self, weak cap] fmt, why in
                 guard let self else { return }
-                queue.async { self.formatChanged(cap, device, fmt, negotiated) }
+                noteText.withLock { $0 = why }
+                queue.async { self.formatChanged(cap, device, fmt) }
             }
-            try cap.start(req, onFrame: { [router] f in router.deliver(f) }, onError: { [weak self] e in
-                guard let self else { return }
-                queue.async { self.captureFailed(device, e) }
-            }, onStall: { [weak self, weak cap] stalled, since in
-                guard let self else { return }
-                queue.async { self.captureStalled(cap, device, stalled: stalled, sinceNs: since) }
-            })
+            func start(_ r: CaptureRequest) throws(CamError) {
+                try cap.start(r, onFrame: { [router] f in router.deliver(f) }, onError: { [weak self] e in
+                    guard let self else { return }
+                    queue.async { self.captureFailed(device, e) }
+                }, onStall: { [weak self, weak cap] stalled, since in
+                    guard let self else { return }
+                    queue.async { self.captureStalled(cap, device, stalled: stalled, sinceNs: since) }
+                })
+            }
+            noteText.withLock { $0 = nil }
+            do throws(CamError) {
+                try start(req)
+            } catch {
+                guard case .bandwidth = error else { try? cap.close(); throw error }
+                // S47: the bus cannot carry it; the best setting it does.
+                let options = Negotiation.bandwidthFallbacks(
+                    (try? manager.formats(deviceID: device.id)) ?? [], failed: req.fourcc, width: req.width,
+                    height: req.height, maxRate: preference.maxRate)
+                do throws(CamError) {
+                    let (used, adjusted, why) = try VideoSession.fallBack(from: req, error, to: options, start: start)
+                    req = used
+                    negotiated.formUnion(adjusted)
+                    noteText.withLock { $0 = why }
+                } catch {
+                    try? cap.close()
+                    throw error
+                }
+            }
             capturer = cap
             onSince = monotonicNs()
             // S6 for sessions: what the session asked for is the preference,
@@ -273,13 +305,39 @@ public final class VideoSession: @unchecked Sendable {
         }
     }
 
+    /// S47: after `failed` met `error` (the bus cannot carry it), starts
+    /// the first of `options` that `start` takes; a bandwidth error goes on
+    /// to the next, any other error ends the search. Returns the request
+    /// started, how it differs from `failed` and the words saying why.
+    /// Throws the last error when none starts.
+    static func fallBack(from failed: CaptureRequest, _ error: CamError, to options: [NegotiatedFormat],
+                         start: (CaptureRequest) throws(CamError) -> Void)
+        throws(CamError) -> (CaptureRequest, NegotiatedFormat.Adjustments, String) {
+        func setting(_ r: CaptureRequest) -> String {
+            "\(r.fourcc) \(r.width)x\(r.height)" + (r.frameRate.map { " at \($0.numerator)/\($0.denominator) fps" } ?? "")
+        }
+        var last = error
+        for n in options {
+            var r = failed
+            r.fourcc = n.fourcc; r.width = n.width; r.height = n.height; r.frameRate = n.rate
+            do throws(CamError) {
+                try start(r)
+            } catch {
+                last = error
+                if case .bandwidth = error { continue }
+                throw error
+            }
+            return (r, n.adjustments, "not enough USB bandwidth for \(setting(failed)): fell back to \(setting(r)) (S47)")
+        }
+        throw last
+    }
+
     /// The capture's frames have another geometry than negotiated (S43):
     /// the session's format follows, and `selected` tells it again.
-    private func formatChanged(_ cap: Capturer?, _ device: DeviceInfo, _ fmt: CaptureFormat,
-                               _ negotiated: NegotiatedFormat.Adjustments) {
+    private func formatChanged(_ cap: Capturer?, _ device: DeviceInfo, _ fmt: CaptureFormat) {
         guard !closed, let cap, capturer === cap else { return }
         var f = fmt
-        f.adjustments.formUnion(negotiated)
+        f.adjustments.formUnion(format?.adjustments ?? [])   // the negotiation's (S6) too
         format = f
         eventHandler?(.selected(device, f))
         publish()

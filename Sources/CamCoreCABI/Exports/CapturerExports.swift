@@ -147,9 +147,15 @@ public func cabi_capturer_get_frame_note(_ capturer: OpaquePointer?, _ buffer: U
     let fn = "camcore_capturer_get_frame_note"
     guard let box = capturerBox(capturer, fn) else { return LastError.status }
     guard buffer != nil || size == 0 else { return invalid("\(fn): buffer is NULL with size \(size)") }
+    return writeText(box.capturer.frameNote ?? "", to: buffer, size: size)
+}
+
+/// snprintf-style text out (the note getters): the text cut to `size` - 1
+/// bytes and NUL-terminated, its full length returned.
+func writeText(_ text: String, to buffer: UnsafeMutablePointer<CChar>?, size: Int) -> Int32 {
     // size_t above Int.max arrives negative: as good as unlimited.
     let room = size < 0 ? Int.max : size
-    let bytes = Array((box.capturer.frameNote ?? "").utf8.prefix(Int(Int32.max)))
+    let bytes = Array(text.utf8.prefix(Int(Int32.max)))
     if let buffer, room > 0 {
         let n = min(bytes.count, room - 1)
         bytes.withUnsafeBufferPointer { b in

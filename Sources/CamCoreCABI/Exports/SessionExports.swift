@@ -246,6 +246,14 @@ public func cabi_session_remove_preview(_ s: OpaquePointer?, _ id: UInt32) -> In
     call(s, "camcore_session_remove_preview") { v throws(CamError) in try v.removePreview(id) }
 }
 
+@_cdecl("camcore_session_get_note")
+public func cabi_session_get_note(_ s: OpaquePointer?, _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int32 {
+    let fn = "camcore_session_get_note"
+    guard let box = sessionBox(s, fn) else { return LastError.status }
+    guard buffer != nil || size == 0 else { return invalid("\(fn): buffer is NULL with size \(size)") }
+    return writeText(box.session.note ?? "", to: buffer, size: size)
+}
+
 @_cdecl("camcore_session_get_state")
 public func cabi_session_get_state(_ s: OpaquePointer?, _ out: UnsafeMutablePointer<camcore_session_state>?) -> Int32 {
     let fn = "camcore_session_get_state"

@@ -91,4 +91,17 @@ struct NegotiationTests {
         #expect(Negotiation.maxFrameRate(thirty, FrameRate(15)) == FrameRate(15))
         #expect(Negotiation.maxFrameRate(thirty, FrameRate(20)) == FrameRate(15))
     }
+
+    @Test func test_S47_bandwidth_fallbacks_same_size_compressed_first_then_lower() {
+        let f = Negotiation.bandwidthFallbacks(Self.webcam, failed: .yuyv, width: 1280, height: 720,
+                                               maxRate: FrameRate(10))
+        let got = f.map { "\($0.fourcc) \($0.width)x\($0.height)@\($0.rate.map { "\($0.fps)" } ?? "-")" }
+        // (this table has no MJPEG or 640x480 rate at or below 10: their lowest, 15.)
+        #expect(got == ["MJPG 1280x720@15.0", "YUYV 640x480@15.0", "MJPG 640x480@15.0"], "\(got)")
+        #expect(f[0].adjustments == [.format] && f[1].adjustments == [.size] && f[2].adjustments == [.format, .size])
+        // No rate limit: each at its fastest; the failed setting itself never.
+        let any = Negotiation.bandwidthFallbacks(Self.webcam, failed: .mjpeg, width: 1920, height: 1080, maxRate: nil)
+        #expect(any.map { "\($0.fourcc) \($0.width)" } == ["MJPG 1280", "MJPG 640"], "\(any)")
+        #expect(any.first?.rate == FrameRate(30))
+    }
 }

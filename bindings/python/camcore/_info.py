@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from . import _raw
 from ._args import frac
@@ -79,7 +79,7 @@ class Holders(List[Holder]):
     """The holders of a device node (Manager.holders), in pid order;
     ``unseen``: processes /proc did not let this one look at."""
 
-    def __init__(self, items, unseen: int = 0):
+    def __init__(self, items: "Sequence[Holder]", unseen: int = 0) -> None:
         super().__init__(items)
         self.unseen = unseen
 

@@ -607,6 +607,7 @@ PROTOTYPES: List[Tuple[str, Any, List[Any]]] = [
     ("camcore_capturer_get_format", c_int, [capturer_p, POINTER(camcore_capture_format)]),
     ("camcore_capturer_get_stats", c_int, [capturer_p, POINTER(camcore_capture_stats)]),
     ("camcore_capturer_get_frame_note", c_int, [capturer_p, c_char_p, c_size_t]),
+    ("camcore_session_get_note", c_int, [session_p, c_char_p, c_size_t]),
     ("camcore_capturer_fd", c_int, [capturer_p]),
     ("camcore_capturer_device_id", c_char_p, [capturer_p]),
     ("camcore_capturer_start_pull", c_int, [capturer_p, POINTER(camcore_capture_config), c_uint32]),

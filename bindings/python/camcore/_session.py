@@ -47,7 +47,7 @@ import atexit
 import logging
 import threading
 import time as _time
-from ctypes import POINTER, byref, c_int32, c_uint32, sizeof
+from ctypes import POINTER, byref, c_int32, c_uint32, create_string_buffer, sizeof
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from . import _raw
@@ -329,6 +329,19 @@ class Session:
     def closed(self) -> bool:
         """True after close()."""
         return self._handle is None
+
+    @property
+    def note(self) -> str:
+        """Why the camera runs another setting than negotiated (S47: the USB bus
+        could not carry it, and what it fell back to; S43: the frames' true
+        size); "" when it runs what was negotiated."""
+        h = self._h()
+        n = _lib.camcore_session_get_note(h, None, 0)
+        check(n if n < 0 else 0, "Session.note")
+        buf = create_string_buffer(n + 1)
+        n = _lib.camcore_session_get_note(h, buf, n + 1)
+        check(n if n < 0 else 0, "Session.note")
+        return buf.value.decode("utf-8", "replace")
 
     @property
     def state(self) -> SessionState:

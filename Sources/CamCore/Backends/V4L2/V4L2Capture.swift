@@ -284,6 +284,14 @@ final class V4L2Capture: CaptureBackend {
         return .busy("device busy: \(device.node) (\(device.name)) is in use, \(holders) (\(error.message))")
     }
 
+    /// The bandwidth error of a setting (S47): what did not fit, and what may.
+    private func bandwidth(_ fourcc: FourCC, _ w: Int, _ h: Int, _ rate: FrameRate?, _ call: String) -> CamError {
+        let at = rate.map { " at \($0.numerator)/\($0.denominator) fps" } ?? ""
+        return .bandwidth("not enough USB bandwidth for \(fourcc) \(w)x\(h)\(at) on \(device.node) (\(device.name)): "
+            + "\(call): No space left on device. Choose MJPEG, or a lower size or rate, or move other cameras "
+            + "to another USB bus")
+    }
+
     func start(_ request: CaptureRequest, waker: Waker) throws(CamError) -> CaptureFormat {
         guard let node else { throw .noDevice("\(device.node) is closed") }
         // Enumerates only up to the format asked for; the whole list only
@@ -301,6 +309,11 @@ final class V4L2Capture: CaptureBackend {
         } catch {
             // S26: EBUSY on S_FMT means another process owns the stream.
             if case .busy = error { throw busy(error) }
+            // S47: uvcvideo probing a setting no alternate setting carries
+            // (cameras with its PROBE_MINMAX quirk) refuses it with ENOSPC.
+            if case .bandwidth = error {
+                throw bandwidth(request.fourcc, request.width, request.height, request.frameRate, "VIDIOC_S_FMT")
+            }
             throw error
         }
         // S7: a rate above what the format offers at this size is clamped
@@ -318,12 +331,10 @@ final class V4L2Capture: CaptureBackend {
             var t = Int32(bitPattern: bufType)
             let e = node.ioctlErrno(CC_VIDIOC_STREAMON, &t)
             if e == ENOSPC {
-                // S47, UVC: no alternate setting of the streaming interface
-                // carries this setting's payload (the bus is shared or slow).
-                let rate = format.frameRate.map { " at \($0.numerator)/\($0.denominator) fps" } ?? ""
-                throw CamError.bandwidth("not enough USB bandwidth for \(format.fourcc) \(format.width)x\(format.height)"
-                    + "\(rate) on \(device.node) (\(device.name)): VIDIOC_STREAMON: No space left on device. Choose "
-                    + "MJPEG, or a lower size or rate, or move other cameras to another USB bus")
+                // S47, USB: the host controller cannot reserve the
+                // isochronous bandwidth of the alternate setting (the bus is
+                // shared with other cameras, or the setting is too big).
+                throw bandwidth(format.fourcc, format.width, format.height, format.frameRate, "VIDIOC_STREAMON")
             }
             if e != 0 { throw CamError.fromErrno(e, "VIDIOC_STREAMON on \(device.node)") }
         } catch {
