@@ -773,13 +773,13 @@ int camcore_manager_camera_present(camcore_manager *manager);
 typedef struct camcore_holder {
     /** Its process id. */
     int32_t pid;
-    /** Its command name (/proc/<pid>/comm), NUL-terminated. */
+    /** Its command name (/proc/PID/comm), NUL-terminated. */
     char command[64];
 } camcore_holder;
 
 /**
  * The processes that hold a camera's device node open (S46), found as
- * fuser(1) does: every /proc/<pid>/fd whose target is the same character
+ * fuser(1) does: every /proc/PID/fd whose target is the same character
  * device, this process included, within 300 ms. Where /proc does not let
  * this process look (another user's processes, without privilege), they
  * are counted in unseen. The same search names the holders in the message
@@ -1326,7 +1326,9 @@ typedef struct camcore_frame_callbacks {
     void (*on_error)(void *user_data, int status, const char *message);
     /**
      * Called on the capture thread when frames stop and when they come
-     * back, without stopping the stream (no restart: a camera that recovers
+     * back; this call itself touches nothing (S48's restart of a stall that
+     * lasts camcore_capture_config.stall_restart_ms is told by on_restart;
+     * a camera that recovers
      * goes on). `stalled` is 1 when no frame came for longer than
      * max(1 s, 5 frame intervals of the applied rate) — told within about
      * a second after that, and counted in camcore_capture_stats.stalls —
@@ -1337,6 +1339,16 @@ typedef struct camcore_frame_callbacks {
      * Added in 0.1: a struct_size that ends before it means NULL.
      */
     void (*on_stall)(void *user_data, int stalled, uint64_t since_ns);
+    /**
+     * S48: a stalled stream is restarted (camcore_capture_config
+     * .stall_restart_ms): called on the capture thread with `restarted` 0
+     * just before the stream goes off and on again, and 1 once it is on
+     * again (frames may follow; on_stall(0) tells the first), `attempt`
+     * 1, 2, ... since the last frame. Counted in
+     * camcore_capture_stats.restarts. \since 0.2: a struct_size that ends
+     * before it means NULL.
+     */
+    void (*on_restart)(void *user_data, int restarted, uint32_t attempt);
 } camcore_frame_callbacks;
 
 /**
@@ -1415,6 +1427,20 @@ typedef struct camcore_capture_config {
     uint32_t output_width;
     /** The output height in pixels (see output_width); 0 with output_width 0. */
     uint32_t output_height;
+    /**
+     * S48: a stream that stalls this long (ms: no frame) is restarted,
+     * stream off and on again, on the capture thread (on_restart tells
+     * it); 0 never restarts. Up to 600000. camcore_capture_config_init()
+     * sets 3000. \since 0.2: a struct_size that ends before it means 3000.
+     */
+    uint32_t stall_restart_ms;
+    /**
+     * S48: restarts tried before a stall that goes on ends the stream with
+     * CAMCORE_E_TIMEOUT (on_error); a frame resets the count. 0...100;
+     * camcore_capture_config_init() sets 3. \since 0.2: a struct_size that
+     * ends before it means 3.
+     */
+    uint32_t stall_restart_tries;
 } camcore_capture_config;
 
 /**
@@ -1475,6 +1501,8 @@ typedef struct camcore_capture_stats {
      * Added in 0.1: a struct_size that ends before it is not written.
      */
     uint64_t stalls;
+    /** Stream restarts made because of stalls (S48). \since 0.2: not written for a struct_size that ends before it. */
+    uint64_t restarts;
 } camcore_capture_stats;
 
 /**

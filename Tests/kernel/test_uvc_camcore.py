@@ -494,7 +494,8 @@ def test_S24_stall_reported_and_cleared(uvc_cam, camcore):
     with camcore.Manager() as m:
         d = only_uvc(m, uvc_cam)
         with m.open(d.id) as cap:
-            cap.start(fourcc="MJPG", width=640, height=480, fps=30, on_frame=on_frame, on_stall=on_stall)
+            cap.start(fourcc="MJPG", width=640, height=480, fps=30, on_frame=on_frame, on_stall=on_stall,
+                      stall_restart=None)   # S24 alone: S48's restart is its own test
             try:
                 uvc.wait_for(lambda: len(frames) >= 5, 30, "frames before the stall")
                 uvc_cam.cmd("stall 2.5")
@@ -508,6 +509,56 @@ def test_S24_stall_reported_and_cleared(uvc_cam, camcore):
     quiet = events[0][2] / 1e9
     uvc.record("uvc camcore stall: on_stall(True) after the last frame", seconds=quiet)
     assert 0.95 <= quiet < 1.5, events
+
+
+@pytest.mark.guard_s(240)
+def test_S48_a_stalled_stream_is_restarted_and_a_dead_one_ends(uvc_cam, camcore):
+    """The camera stops sending (URBs held): after stall_restart the stream
+    is restarted (on_restart before and after, counted), and frames come
+    back without the app doing anything. A stall that restarts do not end
+    ends the stream after the tries with CamcoreTimeoutError."""
+    frames, restarts, errors = [], [], []
+    with camcore.Manager() as m:
+        d = only_uvc(m, uvc_cam)
+        with m.open(d.id) as cap:
+            cap.start(fourcc="MJPG", width=640, height=480, fps=30, on_frame=lambda f: frames.append(time.monotonic()),
+                      on_error=errors.append, stall_restart=1.5,
+                      on_restart=lambda done, n: restarts.append((done, n, time.monotonic())))
+            try:
+                uvc.wait_for(lambda: len(frames) >= 5, 30, "frames before the stall")
+                t0 = time.monotonic()
+                uvc_cam.cmd("stall 3")
+                uvc.wait_for(lambda: [t for t in frames if t > t0 + 0.5][:5], 30,
+                             lambda: f"frames again after the stall (restarts {restarts}, errors {errors})")
+                back = [t for t in frames if t > t0 + 0.5][0] - t0
+                stats = cap.stats
+            finally:
+                cap.stop()
+        uvc.record("uvc camcore S48: stall -> frames again", seconds=back, restarts=stats.restarts)
+        assert [(done, n) for done, n, _ in restarts][:2] == [(False, 1), (True, 1)], restarts
+        assert stats.restarts >= 1 and not errors, (stats, errors)
+        # A camera that stays silent: two restarts, then the stream ends.
+        frames.clear(); restarts.clear()
+        with m.open(d.id) as cap:
+            cap.start(fourcc="MJPG", width=640, height=480, fps=30, on_frame=lambda f: frames.append(time.monotonic()),
+                      on_error=errors.append, stall_restart=1.0, stall_restart_tries=2,
+                      on_restart=lambda done, n: restarts.append((done, n, time.monotonic())))
+            try:
+                uvc.wait_for(lambda: len(frames) >= 5, 30, "frames before the long stall")
+                t0 = time.monotonic()
+                uvc_cam.cmd("stall 600")
+                uvc.wait_for(lambda: errors, 30, lambda: f"the stream's end (restarts {restarts})")
+                ended = time.monotonic() - t0
+            finally:
+                uvc_cam.cmd("stall 0")
+                cap.stop()
+        uvc.record("uvc camcore S48: endless stall -> timeout error", seconds=ended)
+        assert isinstance(errors[0], camcore.CamcoreTimeoutError), errors
+        assert "2 restarts did not bring frames back" in str(errors[0]), errors[0]
+        assert [(done, n) for done, n, _ in restarts] == [(False, 1), (True, 1), (False, 2), (True, 2)], restarts
+        # And the camera works again afterwards.
+        with m.open(d.id) as cap:
+            assert len(cap.capture(3, fourcc="MJPG", width=640, height=480, fps=30, timeout=30)) == 3
 
 
 def test_S26_busy_control_is_a_clear_error(uvc_cam, camcore):

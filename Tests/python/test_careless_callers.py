@@ -529,3 +529,20 @@ def test_S35_portal_arguments_are_checked_by_the_c_abi():
             with pytest.raises(camcore.InvalidArgError):
                 m.request_camera_access(timeout=bad)
     assert camcore._lib.camcore_manager_get_camera_permission(h, ctypes.byref(state)) == camcore.E_INVALID_ARG
+
+
+def test_S48_stall_restart_settings_are_checked_and_default_to_3_s():
+    cfg = camcore._raw.camcore_capture_config()
+    camcore._lib.camcore_capture_config_init(ctypes.byref(cfg))
+    assert (cfg.stall_restart_ms, cfg.stall_restart_tries) == (3000, 3)
+    with camcore.Manager(synthetic=True) as m, m.open("synthetic:0") as cap:
+        for bad in (-1, 601, "3", True):
+            with pytest.raises(camcore.InvalidArgError):
+                cap.start("NV12", 320, 240, on_frame=lambda f: None, stall_restart=bad)
+        cfg.fourcc = camcore.fourcc("NV12")
+        cfg.stall_restart_ms = 700_000
+        assert camcore._lib.camcore_capturer_start(cap._h(), ctypes.byref(cfg), None) == camcore.E_INVALID_ARG
+        assert "stall_restart_ms 700000 is out of range" in camcore.last_error_message()
+        # After the refusals the capturer still works.
+        frames = cap.capture(2, fourcc="NV12", width=320, height=240)
+        assert len(frames) == 2 and cap.stats.restarts == 0

@@ -20,6 +20,12 @@ public struct CaptureRequest: Sendable, Equatable {
     /// libyuv (MJPEG: decoded at a DCT scale first), see PixelConverter.
     public var outputWidth: Int = 0
     public var outputHeight: Int = 0
+    /// S48: a stream that stalls this long (ms) is restarted (stream off
+    /// and on again); 0 never restarts. Default 3000.
+    public var stallRestartMs: Int = 3000
+    /// S48: restarts tried before the stall ends the stream (a timeout
+    /// error); each frame that comes resets the count. Default 3.
+    public var stallRestartTries: Int = 3
 
     public init(fourcc: FourCC = .yuyv, width: Int = 640, height: Int = 480,
                 frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4, output: FourCC? = nil,
@@ -74,6 +80,12 @@ public struct CaptureRequest: Sendable, Equatable {
             throw .invalidArgument("frame rate \(r.numerator)/\(r.denominator) is not a valid rate")
         }
         try Self.checkOutputSize(outputWidth, outputHeight, output: output)
+        guard (0...600_000).contains(stallRestartMs) else {
+            throw .invalidArgument("stall_restart_ms \(stallRestartMs) is out of range (0: never, up to 600000)")
+        }
+        guard (0...100).contains(stallRestartTries) else {
+            throw .invalidArgument("stall_restart_tries \(stallRestartTries) is out of range (0...100)")
+        }
     }
 }
 
@@ -112,5 +124,7 @@ public struct CaptureStats: Sendable, Equatable {
     public var measuredFPS: Double = 0
     /// Stalls: times frames stopped for longer than `Capturer.stallThresholdNs`.
     public var stalls: UInt64 = 0
+    /// Stream restarts made because of stalls (S48).
+    public var restarts: UInt64 = 0
     public init() {}
 }

@@ -17,6 +17,10 @@ public final class Capturer: @unchecked Sendable {
     /// (false); `sinceNs` is the CLOCK_MONOTONIC time of the last frame
     /// before the stall (or of the start, when no frame came yet), in both.
     public typealias StallHandler = (_ stalled: Bool, _ sinceNs: UInt64) -> Void
+    /// S48: a stalled stream is being restarted (`restarted` false: stream
+    /// off and on again now) or was (true: on again; frames may follow),
+    /// attempt 1, 2, ... since the last frame.
+    public typealias RestartHandler = (_ restarted: Bool, _ attempt: Int) -> Void
 
     /// No frame for this long is a stall: max(1 s, 5 frame intervals) of
     /// the applied rate (1 s when the driver has none).
@@ -131,18 +135,22 @@ public final class Capturer: @unchecked Sendable {
     /// called on the capture thread when no frame came for longer than
     /// `stallThresholdNs` (checked when the capture thread's wait times
     /// out or is woken, never per frame), and again before the next frame.
+    /// S48: a stall of `request.stallRestartMs` restarts the stream
+    /// (`onRestart` before and after), up to `stallRestartTries` times;
+    /// then streaming ends with a timeout error (`onError`).
     /// Errors: invalidArgument, state (already started or closed),
     /// notSupported, busy, noDevice, io, noMemory, wouldDeadlock.
     public func start(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
                       onError: @escaping ErrorHandler = { _ in },
-                      onStall: StallHandler? = nil) throws(CamError) {
-        try startStream(request, onFrame: onFrame, onError: onError, onStall: onStall, thread: "camcore-capture", pull: nil)
+                      onStall: StallHandler? = nil, onRestart: RestartHandler? = nil) throws(CamError) {
+        try startStream(request, onFrame: onFrame, onError: onError, onStall: onStall, onRestart: onRestart,
+                        thread: "camcore-capture", pull: nil)
     }
 
     /// `start`, its capture thread named `thread` (what thread hooks see:
     /// "camcore-capture" calls the app back per frame, "camcore-pull" does not).
     private func startStream(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
-                             onError: @escaping ErrorHandler, onStall: StallHandler?,
+                             onError: @escaping ErrorHandler, onStall: StallHandler?, onRestart: RestartHandler? = nil,
                              thread threadName: StaticString, pull: FramePuller?) throws(CamError) {
         if onCaptureThread() { throw .wouldDeadlock("start() called from this capturer's own callback") }
         try request.validate()
@@ -206,6 +214,9 @@ public final class Capturer: @unchecked Sendable {
             note.withLock { $0 = nil }
             let path = FramePath(conversion, stallAfterNs: Capturer.stallThresholdNs(fmt.frameRate),
                                  geometry: FrameGeometry(fourcc: fmt.sourceFourCC, width: fmt.width, height: fmt.height))
+            path.request = request
+            path.waker = waker
+            path.onRestart = onRestart
             if let pull {
                 // S36: readers run the frame path in acquire; the capture
                 // thread takes over when one stays away for as long as the
@@ -321,6 +332,13 @@ public final class Capturer: @unchecked Sendable {
         /// What every frame from the backend must be (S43); nil for a
         /// FourCC the table does not know.
         var geometry: FrameGeometry?
+        /// S48: what a restart starts again, with which waker, and who is told.
+        var request = CaptureRequest()
+        var waker: Waker?
+        var onRestart: RestartHandler?
+        /// Restarts since the last frame, and when the last one was made.
+        var restartTries = 0
+        var lastRestartNs: UInt64 = 0
         let stallAfterNs: UInt64
         var lastOut = -1
         var lastSequence: UInt32? = nil
@@ -370,8 +388,9 @@ public final class Capturer: @unchecked Sendable {
             if !stopRequested.load(ordering: .acquiring) { onError(error) }
             return false
         }
-        func checkStall() {
-            if path.stalled { return }
+        /// False when the stall ended the stream (S48: restarts used up).
+        func checkStall() -> Bool {
+            if path.stalled { return restartIfDue() }
             let now = monotonicNs()
             if path.stampCount != path.checkedCount {
                 path.checkedCount = path.stampCount
@@ -385,20 +404,51 @@ public final class Capturer: @unchecked Sendable {
             let quiet = now &- path.progressNs
             guard quiet >= path.stallAfterNs else {
                 path.waitMs = Int32(min((path.stallAfterNs - quiet) / 1_000_000 + 1, 1000))
-                return
+                return true
             }
             path.stalled = true
             path.waitMs = 1000
             counters.withLock { $0.stats.stalls += 1 }
             onStall?(true, path.progressNs)
+            return restartIfDue()
+        }
+        /// S48: stream off and on again once the stall lasted
+        /// stallRestartMs (since the last frame, or the last restart).
+        func restartIfDue() -> Bool {
+            let every = UInt64(path.request.stallRestartMs) * 1_000_000
+            guard every > 0, let waker = path.waker, !stopRequested.load(ordering: .acquiring) else { return true }
+            let now = monotonicNs()
+            guard now &- max(path.progressNs, path.lastRestartNs) >= every else {
+                path.waitMs = Int32(min((every - (now &- max(path.progressNs, path.lastRestartNs))) / 1_000_000 + 1, 1000))
+                return true
+            }
+            if path.restartTries >= path.request.stallRestartTries {
+                let secs = Double(now &- path.progressNs) / 1e9
+                return end(.timeout("no frame from \(device.node) for \((secs * 10).rounded() / 10) s, "
+                    + "\(path.restartTries) restart\(path.restartTries == 1 ? "" : "s") did not bring frames back (S48)"))
+            }
+            path.restartTries += 1
+            path.onRestart?(false, path.restartTries)
+            backend.stop()
+            do throws(CamError) {
+                _ = try backend.start(path.request, waker: waker)
+            } catch {
+                return end(error)
+            }
+            path.lastSequence = nil
+            path.lastRestartNs = monotonicNs()
+            path.waitMs = 1000
+            counters.withLock { $0.stats.restarts += 1 }
+            path.onRestart?(true, path.restartTries)
+            return true
         }
         let wait = timeoutMs < 0 ? path.waitMs : min(timeoutMs, path.waitMs)
         switch backend.nextFrame(into: &path.frame, timeoutMs: wait) {
         case .idle:
-            checkStall()
+            if !checkStall() { return false }
         case .woken:
             requeueReleased()
-            checkStall()
+            if !checkStall() { return false }
         case .failed(let error):
             return end(error)
         case .frame:
@@ -425,8 +475,8 @@ public final class Capturer: @unchecked Sendable {
                         $0.stats.dropped += UInt64(source.droppedBefore)
                         if slot == nil { $0.stats.dropped += 1 } else { $0.stats.corrupted += 1 }
                     }
-                    checkStall()  // no frame delivered: as good as none arriving
-                    return true
+                    // No frame delivered: as good as none arriving.
+                    return checkStall()
                 }
                 let out = c.converter.outputPlanes(c.pool.memory[slot])
                 var converted = Frame(fourcc: c.converter.target, width: c.converter.outputWidth,
@@ -445,6 +495,7 @@ public final class Capturer: @unchecked Sendable {
                 path.stalled = false
                 onStall?(false, path.progressNs)
             }
+            path.restartTries = 0
             stamps[path.stampCount & 31] = newest
             path.stampCount += 1
             let window = min(path.stampCount, 32)

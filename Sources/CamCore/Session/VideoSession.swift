@@ -31,7 +31,8 @@ public enum SessionEvent {
     /// Frames stopped coming (`stalled` true: none for longer than
     /// `Capturer.stallThresholdNs`) or came back (false); `sinceNs` is the
     /// CLOCK_MONOTONIC time of the last frame before the stall. The camera
-    /// stays on: no restart.
+    /// stays on; the capturer restarts a stall that lasts (S48), and one
+    /// that restarts do not end is a disconnect (S25 fallback).
     case stall(DeviceInfo, stalled: Bool, sinceNs: UInt64)
 }
 
@@ -356,7 +357,12 @@ public final class VideoSession: @unchecked Sendable {
     private func captureFailed(_ device: DeviceInfo, _ error: CamError) {
         guard !closed, capturer != nil, follower.device?.id == device.id else { return }
         turnOff()
-        if case .noDevice = error {
+        // S48: a stall that restarts did not end is a camera gone for the
+        // call (S25: fall back to another camera), as an unplug is.
+        var gone = false
+        if case .noDevice = error { gone = true }
+        if case .timeout = error { gone = true }
+        if gone {
             follower.captureFoundGone(device)
             eventHandler?(.disconnected(device))
             lost(device)

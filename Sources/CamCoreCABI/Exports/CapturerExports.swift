@@ -9,7 +9,7 @@ import CamCore
 public func cabi_frame_callbacks_init(_ cb: UnsafeMutablePointer<camcore_frame_callbacks>?) {
     cb?.pointee = camcore_frame_callbacks(
         struct_size: UInt32(MemoryLayout<camcore_frame_callbacks>.size), user_data: nil, on_frame: nil, on_error: nil,
-        on_stall: nil)
+        on_stall: nil, on_restart: nil)
 }
 
 @_cdecl("camcore_capture_config_init")
@@ -17,7 +17,8 @@ public func cabi_capture_config_init(_ c: UnsafeMutablePointer<camcore_capture_c
     c?.pointee = camcore_capture_config(
         struct_size: UInt32(MemoryLayout<camcore_capture_config>.size), fourcc: FourCC.yuyv.rawValue,
         width: 640, height: 480, fps: camcore_fraction(numerator: 30, denominator: 1), buffer_count: 4,
-        output_fourcc: 0, dmabuf: 0, output_width: 0, output_height: 0)
+        output_fourcc: 0, dmabuf: 0, output_width: 0, output_height: 0, stall_restart_ms: 3000,
+        stall_restart_tries: 3)
 }
 
 /// The live capturer behind a handle; nil with the thread's last error
@@ -82,7 +83,7 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
     let request: CaptureRequest
     do { request = try captureRequest(c, fn) } catch { return fail(error) }
     let userData = cb.user_data
-    let onFrame = cb.on_frame, onError = cb.on_error, onStall = cb.on_stall
+    let onFrame = cb.on_frame, onError = cb.on_error, onStall = cb.on_stall, onRestart = cb.on_restart
     let arena = FrameBoxes.borrowed
     do {
         try box.capturer.start(request, onFrame: { frame in
@@ -91,7 +92,8 @@ public func cabi_capturer_start(_ capturer: OpaquePointer?, _ config: UnsafePoin
         }, onError: { error in
             guard let onError else { return }
             error.message.withCString { onError(userData, error.status, $0) }
-        }, onStall: onStall.map { f in { stalled, since in f(userData, stalled ? 1 : 0, since) } })
+        }, onStall: onStall.map { f in { stalled, since in f(userData, stalled ? 1 : 0, since) } },
+        onRestart: onRestart.map { f in { restarted, attempt in f(userData, restarted ? 1 : 0, UInt32(attempt)) } })
         return 0
     } catch {
         return fail(namingDmabufEnvironment(error, c, request))
@@ -137,7 +139,8 @@ public func cabi_capturer_get_stats(_ capturer: OpaquePointer?, _ out: UnsafeMut
     let s = box.capturer.stats
     Versioned.captureStats.write(camcore_capture_stats(struct_size: size, frames_delivered: s.delivered,
                                           frames_dropped: s.dropped, frames_corrupted: s.corrupted,
-                                          measured_fps: s.measuredFPS, stalls: s.stalls), to: out, size: size)
+                                          measured_fps: s.measuredFPS, stalls: s.stalls, restarts: s.restarts),
+                                    to: out, size: size)
     return 0
 }
 

@@ -39,12 +39,14 @@ func captureRequest(_ v: camcore_capture_config, _ fn: String, output: Bool = tr
     // S37: the config field, or CAMCORE_CAPTURE_DMABUF on (Environment's
     // flag spellings; any other value is refused here).
     let env = output && v.dmabuf == 0 ? try dmabufFromEnvironment(fn) : false
-    let r = CaptureRequest(fourcc: FourCC(rawValue: v.fourcc), width: Int(v.width), height: Int(v.height),
+    var r = CaptureRequest(fourcc: FourCC(rawValue: v.fourcc), width: Int(v.width), height: Int(v.height),
                            frameRate: keepsDriverRate ? nil : FrameRate(v.fps.numerator, v.fps.denominator),
                            bufferCount: Int(v.buffer_count),
                            output: !output || v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc),
                            dmabuf: output && (v.dmabuf != 0 || env),
                            outputWidth: output ? Int(v.output_width) : 0, outputHeight: output ? Int(v.output_height) : 0)
+    r.stallRestartMs = Int(v.stall_restart_ms)
+    r.stallRestartTries = Int(v.stall_restart_tries)
     do { try r.validate() } catch { throw .invalidArgument("\(fn): \(error.message)") }
     return r
 }

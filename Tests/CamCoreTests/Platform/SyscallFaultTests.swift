@@ -26,6 +26,9 @@ struct SyscallFaultTests {
             var buffers: [UInt] = []  // mapping addresses
             /// The driver stops filling buffers: DQBUF finds none (EAGAIN).
             var stalled = false
+            /// A stream off and on again ends the stall (S48's restart works).
+            var unstallOnStreamOn = false
+            var streamOns = 0
         }
         let state = Mutex(State())
         let bufferBytes = 640 * 480 * 2
@@ -92,6 +95,12 @@ struct SyscallFaultTests {
                 return EINVAL
             case CC_VIDIOC_REQBUFS, CC_VIDIOC_STREAMON, CC_VIDIOC_STREAMOFF:
                 if request == CC_VIDIOC_STREAMOFF { state.withLock { $0.queued = [] } }
+                if request == CC_VIDIOC_STREAMON {
+                    state.withLock { s in
+                        s.streamOns += 1
+                        if s.unstallOnStreamOn { s.stalled = false }
+                    }
+                }
                 return 0
             case CC_VIDIOC_QUERYBUF:
                 let buf = arg.assumingMemoryBound(to: v4l2_buffer.self)
@@ -266,7 +275,9 @@ struct SyscallFaultTests {
             let frames = Mutex<[(UInt64, UInt32)]>([])  // (timestamp, sequence)
             let events = Mutex<[(UInt64, Bool, UInt64)]>([])  // (arrival, stalled, since)
             let errors = Atomic<Int>(0)
-            try c.start(CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil),
+            var request = CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil)
+            request.stallRestartMs = 0   // S22 alone: no restart (S48)
+            try c.start(request,
                         onFrame: { f in frames.withLock { $0.append((f.timestampNs, f.sequence)) } },
                         onError: { _ in errors.add(1, ordering: .relaxed) },
                         onStall: { stalled, since in
@@ -295,6 +306,69 @@ struct SyscallFaultTests {
             #expect(seqs == Array(0..<UInt32(seqs.count)))
             #expect(errors.load(ordering: .relaxed) == 0 && c.stats.stalls == 1)
             print("MEASURED stall (fake V4L2 node): told \(Double(latency) / 1e6) ms after the last frame")
+        }
+    }
+
+    /// S48: a stall that lasts stallRestartMs restarts the stream, told
+    /// before and after; frames come back without the app doing anything.
+    @Test func test_S48_a_stalled_stream_is_restarted_and_frames_come_back() throws {
+        try withFake { node in
+            let c = Capturer(device: device, backend: try V4L2Capture(device: device))
+            defer { try? c.close() }
+            let frames = Atomic<Int>(0)
+            let restarts = Mutex<[String]>([])
+            let errors = Mutex<[CamError]>([])
+            var request = CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil)
+            request.stallRestartMs = 300
+            try c.start(request, onFrame: { _ in frames.add(1, ordering: .relaxed) },
+                        onError: { e in errors.withLock { $0.append(e) } },
+                        onRestart: { done, attempt in restarts.withLock { $0.append("\(done ? "restarted" : "restarting") \(attempt)") } })
+            for _ in 0..<200 where frames.load(ordering: .relaxed) < 5 { usleep(10_000) }
+            node.state.withLock { $0.stalled = true; $0.unstallOnStreamOn = true }
+            let t0 = monotonicNs()
+            let before = frames.load(ordering: .relaxed)
+            for _ in 0..<500 where frames.load(ordering: .relaxed) < before + 5 { usleep(10_000) }
+            let back = Double(monotonicNs() - t0) / 1e6
+            try c.stop()
+            print("MEASURED S48 (fake node): frames again \(back) ms after the stall began; \(restarts.withLock { $0 })")
+            #expect(frames.load(ordering: .relaxed) >= before + 5)
+            #expect(restarts.withLock { $0 } == ["restarting 1", "restarted 1"])
+            #expect(c.stats.restarts == 1 && c.stats.stalls == 1)
+            #expect(node.state.withLock { $0.streamOns } == 2)
+            #expect(errors.withLock { $0.isEmpty })
+        }
+    }
+
+    /// S48: a stall restarts do not end ends the stream after the tries,
+    /// with a timeout error naming them.
+    @Test func test_S48_a_stall_that_goes_on_ends_after_the_tries() throws {
+        try withFake { node in
+            let c = Capturer(device: device, backend: try V4L2Capture(device: device))
+            defer { try? c.close() }
+            let frames = Atomic<Int>(0)
+            let restarts = Mutex<[String]>([])
+            let errors = Mutex<[CamError]>([])
+            var request = CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil)
+            request.stallRestartMs = 200
+            request.stallRestartTries = 2
+            try c.start(request, onFrame: { _ in frames.add(1, ordering: .relaxed) },
+                        onError: { e in errors.withLock { $0.append(e) } },
+                        onRestart: { done, attempt in restarts.withLock { $0.append("\(done ? "restarted" : "restarting") \(attempt)") } })
+            for _ in 0..<200 where frames.load(ordering: .relaxed) < 5 { usleep(10_000) }
+            node.state.withLock { $0.stalled = true }
+            for _ in 0..<600 where errors.withLock({ $0.isEmpty }) { usleep(10_000) }
+            let e = errors.withLock { $0 }
+            #expect(e.count == 1)
+            if case .timeout(let m)? = e.first {
+                #expect(m.contains("2 restarts did not bring frames back"), "\(m)")
+            } else {
+                Issue.record("not a timeout: \(e)")
+            }
+            #expect(restarts.withLock { $0 } == ["restarting 1", "restarted 1", "restarting 2", "restarted 2"])
+            #expect(!c.isStreaming && c.stats.restarts == 2)
+            // Bad settings are refused before the device is touched.
+            request.stallRestartMs = 700_000
+            #expect(throws: CamError.self) { try c.start(request, onFrame: { _ in }) }
         }
     }
 }

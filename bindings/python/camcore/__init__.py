@@ -51,7 +51,7 @@ from typing import Any as _Any
 
 from . import _raw
 from ._args import Rate
-from ._capturer import Capturer, FormatOrSetting, OnError, OnFrame, OnStall
+from ._capturer import Capturer, FormatOrSetting, OnError, OnFrame, OnRestart, OnStall
 from ._controls import Control, ControlChange, MenuItem, control_key
 from ._errors import (AccessError, BandwidthError, BusyError, CamcoreError, CamcoreIOError, CamcoreTimeoutError,
                       CustomSourceActiveError, InternalError, InvalidArgError,
@@ -143,7 +143,7 @@ __all__ = [
     "DeviceInfo", "Holder", "Holders", "Format", "CaptureFormat", "CaptureStats", "Setting", "SessionState",
     "Control", "ControlChange", "MenuItem", "control_key",
     # callback and argument types
-    "OnFrame", "OnError", "OnStall", "OnDevice", "OnPermission", "SessionFrameCallback",
+    "OnFrame", "OnError", "OnStall", "OnRestart", "OnDevice", "OnPermission", "SessionFrameCallback",
     "Completion", "Rate", "FormatOrSetting",
     # status codes
     "OK", "E_INVALID_ARG", "E_NO_DEVICE", "E_BUSY", "E_ACCESS", "E_NOT_SUPPORTED", "E_TIMEOUT",

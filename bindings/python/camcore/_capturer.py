@@ -37,13 +37,13 @@ from ._args import (I32_MAX, I64_MAX, I64_MIN, Rate, c_fraction, callable_or_non
 from ._args import frac
 from ._controls import STRING_CONTROL_MAX, Control, ControlChange, control_key
 from ._controls import control_id as _control_id
-from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, NotSupportedError,
+from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, InvalidArgValueError, NotSupportedError,
                       StateError, WouldDeadlockError, _s, check, error_for_status,
                       last_error_message)
 from ._frames import CapturedFrame, Frame, RetainedFrame, _get_ident, _next_frames, _pull_settle
 from ._info import CaptureFormat, CaptureStats, Setting, capture_format_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc
-from ._raw import (PULL_DEPTH_MAX, PULL_DEPTH_MIN, ON_CONTROL_CHANGED, ON_ERROR, ON_FRAME, ON_STALL, camcore_capture_config,
+from ._raw import (PULL_DEPTH_MAX, PULL_DEPTH_MIN, ON_CONTROL_CHANGED, ON_ERROR, ON_FRAME, ON_RESTART, ON_STALL, camcore_capture_config,
                    camcore_capture_stats, camcore_capture_format, camcore_control_callbacks,
                    camcore_control_list, camcore_frame, camcore_frame_callbacks, frame_p)
 from ._raw import lib as _lib
@@ -61,7 +61,8 @@ FormatOrSetting = Union[FourCC, Setting]
 
 def capture_config(fourcc: FormatOrSetting, width: int, height: int, fps: Optional[Rate],
                    buffer_count: int, output: Optional[FourCC] = None, dmabuf: bool = False,
-                   output_size: Optional[Tuple[int, int]] = None) -> camcore_capture_config:
+                   output_size: Optional[Tuple[int, int]] = None, stall_restart: Optional[float] = 3.0,
+                   stall_restart_tries: int = 3) -> camcore_capture_config:
     """A camcore_capture_config from the arguments start() takes. A Setting in
     place of the FourCC brings its fourcc, size and rate (and its output format
     unless `output` is given); its fps None keeps the driver's rate."""
@@ -80,6 +81,14 @@ def capture_config(fourcc: FormatOrSetting, width: int, height: int, fps: Option
     cfg.output_fourcc = output_fourcc(output)
     cfg.dmabuf = 1 if flag("dmabuf", dmabuf) else 0
     cfg.output_width, cfg.output_height = output_size_arg(output_size)
+    if stall_restart is None:
+        cfg.stall_restart_ms = 0
+    elif isinstance(stall_restart, bool) or not isinstance(stall_restart, (int, float)) \
+            or not 0 <= stall_restart <= 600:
+        raise InvalidArgValueError(f"stall_restart={stall_restart!r}: seconds, 0...600, or None (never)")
+    else:
+        cfg.stall_restart_ms = int(round(stall_restart * 1000))
+    cfg.stall_restart_tries = u32("stall_restart_tries", stall_restart_tries)
     return cfg
 
 
@@ -108,6 +117,8 @@ OnError = Callable[[CamcoreError], None]
 #: on_stall(stalled, since_ns): frames stopped (True) or came back (False);
 #: since_ns is the CLOCK_MONOTONIC time of the last frame before the stall.
 OnStall = Callable[[bool, int], None]
+#: on_restart(restarted, attempt): S48's restart of a stalled stream.
+OnRestart = Callable[[bool, int], None]
 #: on_control_changed(change): a control's value, flags or range changed.
 OnControlChanged = Callable[[ControlChange], None]
 
@@ -159,7 +170,7 @@ class Capturer:
         return (t is not None and t == _get_ident()) or getattr(_tls, "capturer", None) is self
 
     def _make_thunks(self, on_frame: Optional[OnFrame], on_error: Optional[OnError],
-                     on_stall: Optional[OnStall] = None) -> Tuple[Any, ...]:
+                     on_stall: Optional[OnStall] = None, on_restart: Optional[OnRestart] = None) -> Tuple[Any, ...]:
         def frame_thunk(_user_data: Any, frame_ptr: Any) -> None:
             self._cb_thread = _get_ident()
             frame = Frame(frame_ptr)
@@ -197,15 +208,27 @@ class Capturer:
             finally:
                 _tls.capturer = prev
 
+        def restart_thunk(_user_data: Any, restarted: int, attempt: int) -> None:
+            prev = getattr(_tls, "capturer", None)
+            _tls.capturer = self
+            try:
+                on_restart(bool(restarted), attempt)  # type: ignore[misc]  # only installed with one
+            except BaseException as e:
+                self._store_callback_exception(e)
+            finally:
+                _tls.capturer = prev
+
         cbs = camcore_frame_callbacks()
         _lib.camcore_frame_callbacks_init(byref(cbs))
         f = ON_FRAME(frame_thunk) if on_frame is not None else ON_FRAME()
         e = ON_ERROR(error_thunk)
         st = ON_STALL(stall_thunk) if on_stall is not None else ON_STALL()
+        rs = ON_RESTART(restart_thunk) if on_restart is not None else ON_RESTART()
         cbs.on_frame = f
         cbs.on_error = e
         cbs.on_stall = st
-        return cbs, f, e, st
+        cbs.on_restart = rs
+        return cbs, f, e, st, rs
 
     def _store_callback_exception(self, exc: BaseException) -> None:
         with self._lock:
@@ -299,14 +322,15 @@ class Capturer:
         check(_lib.camcore_capturer_get_stats(self._h(), byref(out)),
                "Capturer.stats")
         return CaptureStats(out.frames_delivered, out.frames_dropped, out.frames_corrupted,
-                            out.measured_fps, out.stalls)
+                            out.measured_fps, out.stalls, out.restarts)
 
     def start(self, fourcc: FormatOrSetting = "YUYV", width: int = 640, height: int = 480,
               fps: Optional[Rate] = 30,
               on_frame: Optional[OnFrame] = None, on_error: Optional[OnError] = None,
               buffer_count: int = 4, output: Optional[FourCC] = None,
               on_stall: Optional[OnStall] = None, dmabuf: bool = False,
-              output_size: Optional[Tuple[int, int]] = None) -> None:
+              output_size: Optional[Tuple[int, int]] = None, stall_restart: Optional[float] = 3.0,
+              stall_restart_tries: int = 3, on_restart: Optional[OnRestart] = None) -> None:
         """Sets the format and rate and starts streaming (camcore_capturer_start).
 
         Args:
@@ -334,7 +358,15 @@ class Capturer:
                 thread when no frame came for longer than max(1 s, 5 frame
                 intervals) (True; counted in .stats.stalls) and just before the
                 next frame (False); since_ns is the CLOCK_MONOTONIC time of the
-                last frame before the stall. The stream is not restarted.
+                last frame before the stall.
+            stall_restart: seconds a stall may last before the stream is restarted,
+                stream off and on again (S48; default 3.0, None or 0: never);
+                stall_restart_tries restarts (default 3) are made before a stall
+                that goes on ends the stream (on_error: CamcoreTimeoutError); a
+                frame resets the count. Counted in .stats.restarts.
+            on_restart: called as on_restart(restarted: bool, attempt: int) on the
+                capture thread just before a restart (False) and once the stream
+                is on again (True).
             dmabuf: True exports the buffers as DMA-BUF (S37): frame.dmabuf gives
                 each plane's (fd, offset). V4L2 devices, native output only
                 (NotSupportedError otherwise).
@@ -354,8 +386,10 @@ class Capturer:
         on_frame = callable_or_none("on_frame", on_frame)
         on_error = callable_or_none("on_error", on_error)
         on_stall = callable_or_none("on_stall", on_stall)
-        cfg = capture_config(fourcc, width, height, fps, buffer_count, output, dmabuf, output_size)
-        thunks = self._make_thunks(on_frame, on_error, on_stall)
+        on_restart = callable_or_none("on_restart", on_restart)
+        cfg = capture_config(fourcc, width, height, fps, buffer_count, output, dmabuf, output_size,
+                             stall_restart, stall_restart_tries)
+        thunks = self._make_thunks(on_frame, on_error, on_stall, on_restart)
         with self._lock:
             self._generation += 1
             generation = self._generation

@@ -202,6 +202,8 @@ class CaptureStats:
     measured_fps: float = 0.0
     #: Times no frame came for longer than max(1 s, 5 frame intervals) (see on_stall).
     stalls: int = 0
+    #: Stream restarts made because of stalls (S48; see on_restart).
+    restarts: int = 0
 
 
 @dataclasses.dataclass(frozen=True)

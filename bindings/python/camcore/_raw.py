@@ -209,6 +209,7 @@ class camcore_frame(Structure):
 ON_FRAME = CFUNCTYPE(None, c_void_p, POINTER(camcore_frame))
 ON_ERROR = CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 ON_STALL = CFUNCTYPE(None, c_void_p, c_int, c_uint64)
+ON_RESTART = CFUNCTYPE(None, c_void_p, c_int, c_uint32)
 #: `camcore_frame *`.
 frame_p = POINTER(camcore_frame)
 
@@ -222,6 +223,7 @@ class camcore_frame_callbacks(Structure):
         ("on_frame", ON_FRAME),
         ("on_error", ON_ERROR),
         ("on_stall", ON_STALL),
+        ("on_restart", ON_RESTART),
     ]
 
 
@@ -239,6 +241,8 @@ class camcore_capture_config(Structure):
         ("dmabuf", c_int32),
         ("output_width", c_uint32),
         ("output_height", c_uint32),
+        ("stall_restart_ms", c_uint32),
+        ("stall_restart_tries", c_uint32),
     ]
 
 
@@ -270,6 +274,7 @@ class camcore_capture_stats(Structure):
         ("frames_corrupted", c_uint64),
         ("measured_fps", ctypes.c_double),
         ("stalls", c_uint64),
+        ("restarts", c_uint64),
     ]
 
 
