@@ -581,6 +581,20 @@ struct completions {
     }
 };
 
+/** The text of a getter in snprintf style: asked for its length, then read. */
+template <typename Fn, typename Handle>
+std::string text_out(Fn fn, Handle h, const char *call) {
+    int n = fn(h, nullptr, 0);
+    if (n < 0)
+        check(n, call);
+    std::string s(static_cast<std::size_t>(n) + 1, '\0');
+    n = fn(h, &s[0], s.size());
+    if (n < 0)
+        check(n, call);
+    s.resize(std::min(static_cast<std::size_t>(n), s.size() - 1));
+    return s;
+}
+
 inline std::vector<device> copy_devices(const camcore_device_list *l) {
     std::vector<device> v;
     for (std::size_t i = 0; l && i < l->count; i++)
@@ -728,15 +742,7 @@ public:
 
     /** What camcore last found of the frames' geometry (S43); "" while every frame fits. */
     std::string frame_note() const {
-        int n = camcore_capturer_get_frame_note(c_, nullptr, 0);
-        if (n < 0)
-            check(n, "camcore_capturer_get_frame_note");
-        std::string s(static_cast<std::size_t>(n) + 1, '\0');
-        n = camcore_capturer_get_frame_note(c_, &s[0], s.size());
-        if (n < 0)
-            check(n, "camcore_capturer_get_frame_note");
-        s.resize(std::min(static_cast<std::size_t>(n), s.size() - 1));
-        return s;
+        return detail::text_out(camcore_capturer_get_frame_note, c_, "camcore_capturer_get_frame_note");
     }
 
     /** The device's fd (not for the synthetic camera: CAMCORE_E_NOT_SUPPORTED). */
@@ -962,17 +968,7 @@ public:
     }
 
     /** Why the camera runs another setting than negotiated (S47, S43); "" when it does not. */
-    std::string note() const {
-        int n = camcore_session_get_note(s_, nullptr, 0);
-        if (n < 0)
-            check(n, "camcore_session_get_note");
-        std::string t(static_cast<std::size_t>(n) + 1, '\0');
-        n = camcore_session_get_note(s_, &t[0], t.size());
-        if (n < 0)
-            check(n, "camcore_session_get_note");
-        t.resize(std::min(static_cast<std::size_t>(n), t.size() - 1));
-        return t;
-    }
+    std::string note() const { return detail::text_out(camcore_session_get_note, s_, "camcore_session_get_note"); }
 
     /** The state now (camcore_session_get_state). */
     camcore_session_state state() const {

@@ -423,33 +423,10 @@ def pw_libcamera(vimc, camcore):
     pipewire-libcamera, its libcamera monitor) while vimc is loaded; waits
     until camcore's PipeWire backend lists the node over the vimc camera."""
     import test_pipewire as tp
-    for prog in ("pipewire", "wireplumber", "dbus-daemon"):
-        if not tp.shutil.which(prog):
-            pytest.fail(f"{prog} not installed (.ci/setup --kernel installs it)")
-    if not any(os.path.exists(p) for p in ("/usr/lib/x86_64-linux-gnu/spa-0.2/libcamera",)):
+    if not os.path.exists("/usr/lib/x86_64-linux-gnu/spa-0.2/libcamera"):
         pytest.fail("PipeWire's libcamera plugin missing (.ci/setup --kernel installs pipewire-libcamera)")
-    run = tp.tempfile.mkdtemp(prefix="camcore-pwlc-")
-    os.chmod(run, 0o700)
-    saved = {k: os.environ.get(k) for k in ("XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS")}
-    os.environ["XDG_RUNTIME_DIR"] = run
-    os.environ["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={run}/bus"
-    d = tp.Daemons(run)
-    try:
-        d.start("dbus-daemon", "--session", f"--address=unix:path={run}/bus", "--nofork", "--nopidfile")
-        tp._wait(lambda: os.path.exists(f"{run}/bus"), 30, "the session bus socket")
-        d.start_pipewire()
-        with camcore.Manager(backend="pipewire") as m:
-            tp._wait(lambda: [x for x in m.devices() if LC_ID in x.other_ids], 120,
-                     lambda: f"a PipeWire node over {LC_ID}; nodes: {m.devices()}{tp._pw_state(d)}")
-        yield d
-    finally:
-        d.stop(*reversed(list(d.procs)))
-        d.logs.close()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    yield from tp.running_daemons(camcore, lambda devs: [x for x in devs if LC_ID in x.other_ids],
+                                  f"a PipeWire node over {LC_ID}")
 
 
 def _pw_node(camcore):

@@ -72,8 +72,11 @@ class Daemons:
         return self.run
 
 
-@pytest.fixture(scope="module")
-def pipewire(vivid_webcam, camcore):
+def running_daemons(camcore, ready, what):
+    """A private session bus, pipewire and wireplumber in a runtime dir of
+    their own (the environment pointed at it), until `ready(devices of
+    camcore's PipeWire backend)` holds; a generator for a fixture to yield
+    from: the Daemons, then all stopped and the environment restored."""
     for prog in ("pipewire", "wireplumber", "dbus-daemon"):
         if not shutil.which(prog):
             pytest.fail(f"{prog} not installed (.ci/setup --kernel installs it)")
@@ -88,7 +91,7 @@ def pipewire(vivid_webcam, camcore):
         _wait(lambda: os.path.exists(f"{run}/bus"), 30, "the session bus socket")
         d.start_pipewire()
         with camcore.Manager(backend="pipewire") as m:
-            _wait(lambda: len(m.devices()) >= 2, 120, "two vivid camera nodes in PipeWire")
+            _wait(lambda: ready(m.devices()), 120, lambda: f"{what}; nodes: {m.devices()}{_pw_state(d)}")
         yield d
     finally:
         d.stop(*reversed(list(d.procs)))
@@ -98,6 +101,11 @@ def pipewire(vivid_webcam, camcore):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def pipewire(vivid_webcam, camcore):
+    yield from running_daemons(camcore, lambda devs: len(devs) >= 2, "two vivid camera nodes in PipeWire")
 
 
 def _pw_state(daemons):

@@ -26,7 +26,7 @@ import ctypes
 import logging
 import threading
 import time
-from ctypes import POINTER, byref, c_int32, c_int64, create_string_buffer, sizeof
+from ctypes import POINTER, byref, c_int32, c_int64, sizeof
 from fractions import Fraction
 from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator, List, Optional, Set,
                     Tuple, Union)
@@ -37,7 +37,7 @@ from ._args import (I32_MAX, I64_MAX, I64_MIN, Rate, c_fraction, callable_or_non
 from ._args import frac
 from ._controls import STRING_CONTROL_MAX, Control, ControlChange, control_key
 from ._controls import control_id as _control_id
-from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, InvalidArgValueError, NotSupportedError,
+from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, InvalidArgValueError, NotSupportedError, text_out,
                       StateError, WouldDeadlockError, _s, check, error_for_status,
                       last_error_message)
 from ._frames import CapturedFrame, Frame, RetainedFrame, _get_ident, _next_frames, _pull_settle
@@ -306,13 +306,7 @@ class Capturer:
         of another consistent size than negotiated (delivered with its true size;
         format() follows, "size" adjusted) or one that fits no geometry (flagged
         corrupted), and why; "" while every frame fits. Cleared at start."""
-        h = self._h()
-        n = _lib.camcore_capturer_get_frame_note(h, None, 0)
-        check(n if n < 0 else 0, "Capturer.frame_note")
-        buf = create_string_buffer(n + 1)
-        n = _lib.camcore_capturer_get_frame_note(h, buf, n + 1)
-        check(n if n < 0 else 0, "Capturer.frame_note")
-        return buf.value.decode("utf-8", "replace")
+        return text_out(_lib.camcore_capturer_get_frame_note, self._h(), "Capturer.frame_note")
 
     @property
     def stats(self) -> CaptureStats:

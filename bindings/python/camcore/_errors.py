@@ -33,6 +33,7 @@ then the library's explanation; ``.status`` keeps the C code and
 """
 from __future__ import annotations
 
+import ctypes
 import errno as _errno_mod
 import operator
 import re
@@ -237,3 +238,14 @@ def check(status: int, what: str) -> int:
         # Read on the same thread, right after the failing call (the detail is per thread).
         raise error_for_status(status, what, last_error_message())
     return status
+
+
+def text_out(fn: Any, handle: Any, what: str) -> str:
+    """The text of a C getter in snprintf style (fn(handle, buffer, size) -> full
+    length, or a negative status): asked for its length, then read."""
+    n = fn(handle, None, 0)
+    check(n if n < 0 else 0, what)
+    buf = ctypes.create_string_buffer(n + 1)
+    n = fn(handle, buf, n + 1)
+    check(n if n < 0 else 0, what)
+    return buf.value.decode("utf-8", "replace")

@@ -47,7 +47,7 @@ import atexit
 import logging
 import threading
 import time as _time
-from ctypes import POINTER, byref, c_int32, c_uint32, create_string_buffer, sizeof
+from ctypes import POINTER, byref, c_int32, c_uint32, sizeof
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from . import _raw
@@ -55,7 +55,7 @@ from ._args import (I32_MAX, U32_MAX, U64_MAX, Rate, c_fraction, callable_or_non
                     cstr, int_in, timeout_ms, timeout_s, u32)
 from ._capturer import FormatOrSetting, capture_config
 from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, StateError,
-                      WouldDeadlockError, _s, check, error_for_status, last_error_message)
+                      WouldDeadlockError, _s, check, error_for_status, last_error_message, text_out)
 from ._frames import Frame, RetainedFrame, _pulled, call_pushing, numpy
 from ._info import DeviceInfo, CaptureFormat, SessionState, capture_format_from_c, device_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc, pixel_format
@@ -335,13 +335,7 @@ class Session:
         """Why the camera runs another setting than negotiated (S47: the USB bus
         could not carry it, and what it fell back to; S43: the frames' true
         size); "" when it runs what was negotiated."""
-        h = self._h()
-        n = _lib.camcore_session_get_note(h, None, 0)
-        check(n if n < 0 else 0, "Session.note")
-        buf = create_string_buffer(n + 1)
-        n = _lib.camcore_session_get_note(h, buf, n + 1)
-        check(n if n < 0 else 0, "Session.note")
-        return buf.value.decode("utf-8", "replace")
+        return text_out(_lib.camcore_session_get_note, self._h(), "Session.note")
 
     @property
     def state(self) -> SessionState:
