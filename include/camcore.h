@@ -602,6 +602,13 @@ typedef struct camcore_device_details {
      * media-pipeline one). other_id_count strings, then NULL; never NULL.
      */
     const char *const *other_ids;
+    /**
+     * How far the sensor is mounted rotated, clockwise, in degrees (S45:
+     * V4L2_CID_CAMERA_SENSOR_ROTATION, libcamera's Rotation property): 0,
+     * 90, 180 or 270; turn the picture as much the other way to show it
+     * upright. -1 when the camera does not say. \since 0.2
+     */
+    int32_t rotation;
 } camcore_device_details;
 
 /** A device list: one allocation, freed with camcore_device_list_free(). \since 0.1 */

@@ -387,6 +387,8 @@ struct device {
     std::int32_t type = 0, position = 0;
     /** The ids this camera has in the other backends (S42; camcore_device_details.other_ids). */
     std::vector<std::string> other_ids;
+    /** The sensor's mounting rotation, clockwise degrees (S45); -1 when unknown. */
+    std::int32_t rotation = -1;
 
     device() = default;
     explicit device(const camcore_device_info &d)
@@ -397,6 +399,8 @@ struct device {
     device(const camcore_device_info &d, const camcore_device_details *more) : device(d) {
         for (std::uint32_t i = 0; more && i < more->other_id_count; i++)
             other_ids.emplace_back(str(more->other_ids[i]));
+        if (more && more->struct_size >= offsetof(camcore_device_details, rotation) + sizeof more->rotation)
+            rotation = more->rotation;
     }
     bool synthetic() const noexcept { return (flags & CAMCORE_DEVICE_SYNTHETIC) != 0; }
     bool unavailable() const noexcept { return (flags & CAMCORE_DEVICE_UNAVAILABLE) != 0; }

@@ -100,6 +100,7 @@ static const unsigned long CC_VIDIOC_DQEVENT = VIDIOC_DQEVENT;
 
 /* Control ids built from class bases (function-like in the header). */
 static const uint32_t CC_V4L2_CID_CAMERA_ORIENTATION = V4L2_CID_CAMERA_ORIENTATION;
+static const uint32_t CC_V4L2_CID_CAMERA_SENSOR_ROTATION = V4L2_CID_CAMERA_SENSOR_ROTATION;
 /* Manual controls and the automatic ones that make them inactive (CameraControls.autoControl). */
 static const uint32_t CC_V4L2_CID_AUTO_WHITE_BALANCE = V4L2_CID_AUTO_WHITE_BALANCE;
 static const uint32_t CC_V4L2_CID_WHITE_BALANCE_TEMPERATURE = V4L2_CID_WHITE_BALANCE_TEMPERATURE;

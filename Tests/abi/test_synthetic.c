@@ -768,8 +768,8 @@ static void test_S4_synthetic_listed_only_when_asked(void)
               "details[%zu]: struct_size %u, expected %zu", k, more ? more->struct_size : 0u,
               sizeof(camcore_device_details));
         if (more && d == &list->devices[k])
-            CHECK(more->other_id_count == 0 && more->other_ids && more->other_ids[0] == NULL,
-                  "synthetic camera: %u other ids", more->other_id_count);
+            CHECK(more->other_id_count == 0 && more->other_ids && more->other_ids[0] == NULL && more->rotation == -1,
+                  "synthetic camera: %u other ids, rotation %d", more->other_id_count, (int)more->rotation);
         for (uint32_t j = 0; more && more->other_ids && j < more->other_id_count; j++)
             CHECK(more->other_ids[j] && strchr(more->other_ids[j], ':'), "details[%zu]: other id %u '%s' has no backend",
                   k, j, more->other_ids[j] ? more->other_ids[j] : "(null)");

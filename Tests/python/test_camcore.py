@@ -178,6 +178,7 @@ def test_S4_synthetic_listed_when_asked(manager):
     assert (d.usb_vendor_id, d.usb_product_id) == (0, 0)
     assert d.position in ("unknown", "front", "back", "external")
     assert d.other_ids == ()  # S42: the synthetic camera is in no other backend
+    assert d.rotation is None  # S45: it does not say
 
 
 def test_S43_frame_note_is_empty_while_frames_fit(manager, synth_id):

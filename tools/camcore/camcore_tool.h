@@ -157,8 +157,8 @@ void json_fraction(camcore_fraction f);
 void json_fps_number(camcore_fraction f);
 void json_device_fields(int *first, const camcore_device_info *dev);
 void json_device(const camcore_device_info *dev);
-/* "other_ids": [...] of a listed device (S42), when it has any. */
-void json_other_ids(int *first, const camcore_device_details *details);
+/* "rotation" (S45) and "other_ids": [...] (S42) of a listed device, when known. */
+void json_details(int *first, const camcore_device_details *details);
 /* The details of an entry of list (NULL when dev is not one of its entries). */
 const camcore_device_details *device_details(const camcore_device_list *list, const camcore_device_info *dev);
 

@@ -151,7 +151,7 @@ int cmd_list(int argc, char **argv)
             printf("%s{", i ? ", " : "");
             json_kv_int(&first, "index", (long long)i);
             json_device_fields(&first, d.shown[i]);
-            json_other_ids(&first, device_details(d.all, d.shown[i]));
+            json_details(&first, device_details(d.all, d.shown[i]));
             json_holders(&first, d.manager, d.shown[i]);
             putchar('}');
         }
@@ -188,6 +188,9 @@ int cmd_list(int argc, char **argv)
                 printf("    unavailable: %s\n", d.shown[i]->unavailable_reason);
             /* S46: a camera another process holds. */
             print_holders(d.manager, d.shown[i]);
+            /* S45: a sensor mounted rotated. */
+            if (more && more->rotation > 0)
+                printf("    rotated: %d degrees clockwise (the sensor's mounting)\n", (int)more->rotation);
             /* S42: the same camera in the other backends. */
             for (uint32_t k = 0; more && k < more->other_id_count; k++)
                 printf("    %s %s\n", k ? "    " : "also:", more->other_ids[k]);

@@ -101,10 +101,12 @@ void json_device_fields(int *first, const camcore_device_info *dev)
         json_kv_str(first, "unavailable_reason", dev->unavailable_reason);
 }
 
-void json_other_ids(int *first, const camcore_device_details *details)
+void json_details(int *first, const camcore_device_details *details)
 {
     uint32_t i;
 
+    if (details && details->rotation >= 0)
+        json_kv_int(first, "rotation", details->rotation);
     if (!details || details->other_id_count == 0)
         return;
     printf("%s\"other_ids\": [", *first ? "" : ", ");

@@ -61,6 +61,11 @@ public struct DeviceInfo: Sendable, Equatable {
     /// wraps, and the entries of other backends the manager folded into
     /// this one; [] when none. Set by `Manager.devices()`.
     public var otherIDs: [String] = []
+    /// How far the sensor is mounted rotated, clockwise, in degrees (S45:
+    /// V4L2_CID_CAMERA_SENSOR_ROTATION, libcamera's Rotation property): an
+    /// app turns the picture by as much the other way to show it upright;
+    /// nil when the camera does not say.
+    public var rotation: Int? = nil
 
     /// The backend the camera comes from (S32): "v4l2", "pipewire" or
     /// "synthetic", the part of the id before its first ':'.

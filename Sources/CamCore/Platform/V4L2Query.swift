@@ -179,6 +179,15 @@ enum V4L2Query {
         return (Int(f.fmt.pix.width), Int(f.fmt.pix.height))
     }
 
+    /// V4L2_CID_CAMERA_SENSOR_ROTATION in degrees (0, 90, 180, 270: how
+    /// far the sensor is mounted rotated, clockwise), when the driver has it.
+    static func sensorRotation(_ node: V4L2Node) -> Int? {
+        var c = v4l2_control()
+        c.id = CC_V4L2_CID_CAMERA_SENSOR_ROTATION
+        if node.ioctlErrno(CC_VIDIOC_G_CTRL, &c) != 0 { return nil }
+        return Int(c.value)
+    }
+
     /// V4L2_CID_CAMERA_ORIENTATION, when the driver has it.
     static func orientation(_ node: V4L2Node) -> CameraPosition? {
         var c = v4l2_control()

@@ -91,7 +91,8 @@ enum Lists {
             ids[d.otherIDs.count] = nil
             idSlots += d.otherIDs.count + 1
             details[i] = camcore_device_details(struct_size: UInt32(MemoryLayout<camcore_device_details>.size),
-                                                other_id_count: UInt32(d.otherIDs.count), other_ids: UnsafePointer(ids))
+                                                other_id_count: UInt32(d.otherIDs.count), other_ids: UnsafePointer(ids),
+                                                rotation: Int32(d.rotation ?? -1))
             detailPointers[i] = UnsafePointer(details + i)
         }
         list.pointee = camcore_device_list(count: devices.count, devices: devices.isEmpty ? nil : infos,

@@ -26,6 +26,9 @@ struct SyscallFaultTests {
             var buffers: [UInt] = []  // mapping addresses
             /// The driver stops filling buffers: DQBUF finds none (EAGAIN).
             var stalled = false
+            /// S45: the orientation and sensor rotation controls, when set.
+            var orientation: Int32? = nil
+            var sensorRotation: Int32? = nil
             /// A stream off and on again ends the stall (S48's restart works).
             var unstallOnStreamOn = false
             var streamOns = 0
@@ -90,6 +93,15 @@ struct SyscallFaultTests {
                 f.pointee.fmt.pix.height = 480
                 f.pointee.fmt.pix.bytesperline = 1280
                 f.pointee.fmt.pix.sizeimage = UInt32(bufferBytes)
+                return 0
+            case CC_VIDIOC_G_CTRL:
+                let c = arg.assumingMemoryBound(to: v4l2_control.self)
+                let v = state.withLock { s -> Int32? in
+                    c.pointee.id == CC_V4L2_CID_CAMERA_ORIENTATION ? s.orientation
+                        : c.pointee.id == CC_V4L2_CID_CAMERA_SENSOR_ROTATION ? s.sensorRotation : nil
+                }
+                guard let v else { return EINVAL }
+                c.pointee.value = v
                 return 0
             case CC_VIDIOC_G_PARM, CC_VIDIOC_ENUM_FRAMEINTERVALS, CC_VIDIOC_ENUM_FRAMESIZES:
                 return EINVAL
@@ -369,6 +381,20 @@ struct SyscallFaultTests {
             // Bad settings are refused before the device is touched.
             request.stallRestartMs = 700_000
             #expect(throws: CamError.self) { try c.start(request, onFrame: { _ in }) }
+        }
+    }
+
+    /// S45: position from V4L2_CID_CAMERA_ORIENTATION, rotation from
+    /// V4L2_CID_CAMERA_SENSOR_ROTATION (no guest driver has them).
+    @Test func test_S45_orientation_and_sensor_rotation_are_read_from_the_controls() throws {
+        try withFake { node in
+            let n = try V4L2Node(path: FakeNode.path, wrap: false)
+            #expect(V4L2Query.sensorRotation(n) == nil && V4L2Query.orientation(n) == nil)
+            node.state.withLock { $0.orientation = 1; $0.sensorRotation = 90 }   // V4L2_CAMERA_ORIENTATION_BACK
+            #expect(V4L2Query.sensorRotation(n) == 90)
+            #expect(V4L2Query.orientation(n) == .back)
+            node.state.withLock { $0.orientation = 2; $0.sensorRotation = 180 }  // EXTERNAL
+            #expect(V4L2Query.orientation(n) == .external && V4L2Query.sensorRotation(n) == 180)
         }
     }
 }

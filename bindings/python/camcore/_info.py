@@ -66,6 +66,9 @@ class DeviceInfo:
     #: the entries of other backends in use that the listing folded into this
     #: one (a camera several backends reach is listed once).
     other_ids: Tuple[str, ...] = ()
+    #: How far the sensor is mounted rotated, clockwise, in degrees (S45): 0, 90,
+    #: 180, 270; None when the camera does not say.
+    rotation: Optional[int] = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,8 +91,11 @@ def device_from_c(d: _raw.camcore_device_info,
                   details: "Optional[_raw.camcore_device_details]" = None) -> DeviceInfo:
     """A DeviceInfo copied from a camcore_device_info (and its list's details)."""
     others: Tuple[str, ...] = ()
+    rotation: Optional[int] = None
     if details is not None and details.struct_size >= _raw.camcore_device_details.other_ids.offset + 8:
         others = tuple(_s(details.other_ids[k]) for k in range(details.other_id_count))
+    if details is not None and details.struct_size >= _raw.camcore_device_details.rotation.offset + 4:
+        rotation = details.rotation if details.rotation >= 0 else None
     return DeviceInfo(
         id=_s(d.id), name=_s(d.name), node=_s(d.node), bus_info=_s(d.bus_info),
         driver=_s(d.driver), usb_vendor_id=d.usb_vendor_id, usb_product_id=d.usb_product_id,
@@ -99,7 +105,7 @@ def device_from_c(d: _raw.camcore_device_info,
         multiplanar=bool(d.flags & _raw.DEVICE_MULTIPLANAR),
         synthetic=bool(d.flags & _raw.DEVICE_SYNTHETIC),
         unavailable_reason=_s(d.unavailable_reason), backend=_s(d.backend), v4l2_id=_s(d.v4l2_id),
-        hidden=bool(d.flags & _raw.DEVICE_HIDDEN), other_ids=others)
+        hidden=bool(d.flags & _raw.DEVICE_HIDDEN), other_ids=others, rotation=rotation)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -139,7 +139,8 @@ class camcore_holder(Structure):
 class camcore_device_details(Structure):
     """More of one device (camcore_device_details, since 0.2); owned by the list."""
 
-    _fields_ = [("struct_size", c_uint32), ("other_id_count", c_uint32), ("other_ids", POINTER(c_char_p))]
+    _fields_ = [("struct_size", c_uint32), ("other_id_count", c_uint32), ("other_ids", POINTER(c_char_p)),
+                ("rotation", c_int32)]
 
 
 class camcore_device_list(Structure):

@@ -130,8 +130,10 @@ final class LibcameraSource: CameraSource, @unchecked Sendable {
         case 2: position = .external
         default: position = .unknown
         }
-        return DeviceInfo(id: idPrefix + id, name: model, node: id, busInfo: "", driver: "libcamera",
-                          type: d.location == 2 ? .external : .builtin, position: position)
+        var info = DeviceInfo(id: idPrefix + id, name: model, node: id, busInfo: "", driver: "libcamera",
+                              type: d.location == 2 ? .external : .builtin, position: position)
+        info.rotation = d.rotation >= 0 ? Int(d.rotation) : nil   // S45: the Rotation property
+        return info
     }
 
     private func all() -> [DeviceInfo] {

@@ -108,12 +108,14 @@ enum DeviceEnumerator {
         guard V4L2Query.hasPixelFormat(node, type: type) else { return .notCapture }
         let devType = deviceType(driver: caps.driver, udev: u)
         let position = V4L2Query.orientation(node) ?? defaultPosition(devType)
-        return .device(DeviceInfo(
+        var d = DeviceInfo(
             id: stableID(u, busInfo: caps.busInfo), name: caps.card, node: u.devnode,
             busInfo: caps.busInfo, driver: caps.driver, usbVendorID: u.usbVendorID,
             usbProductID: u.usbProductID, type: devType, position: position,
             deviceCaps: caps.deviceCaps,
-            isMultiplanar: type == V4L2Query.multiplanarType))
+            isMultiplanar: type == V4L2Query.multiplanarType)
+        d.rotation = V4L2Query.sensorRotation(node)   // S45
+        return .device(d)
     }
 
     /// Why a media-controller-centric node (V4L2_CAP_IO_MC) is no camera (S40).
