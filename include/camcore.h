@@ -1448,6 +1448,17 @@ typedef struct camcore_capture_config {
      * ends before it means 3.
      */
     uint32_t stall_restart_tries;
+    /**
+     * S45: turn the converted output by 0, 90, 180 or 270 degrees
+     * clockwise (libyuv, after conversion and output_width/height), e.g.
+     * by camcore_device_details.rotation to show a sensor mounted rotated
+     * upright; 90 and 270 swap the delivered width and height (and
+     * camcore_capturer_get_format()'s). Needs output_fourcc: I420, NV12,
+     * RGB24, BGR24 or RGBA (YUYV cannot be turned: CAMCORE_E_INVALID_ARG, as
+     * is another angle). Default 0. \since 0.2: a
+     * struct_size that ends before it means 0.
+     */
+    uint32_t output_rotation;
 } camcore_capture_config;
 
 /**

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+
 import pytest
 
 import camcore
@@ -113,3 +115,46 @@ def test_S38_output_size_takes_only_a_pair_of_integers(cap, bad):
     assert not cap.streaming
     got = [(f.width, f.height) for f in cap.frames(2, fps=60, output="I420", output_size=(320, 240))]
     assert got == [(320, 240)] * 2
+
+
+@pytest.mark.parametrize("output", ["RGB24", "I420", "NV12", "RGBA"])
+def test_S45_output_rotation_turns_the_picture(manager, synth_id, output):
+    """The synthetic camera's bars run left to right (white first); turned
+    90 degrees clockwise they run top to bottom (white on top), 270 bottom
+    to top, 180 right to left. Compared on each picture's bar profile (the
+    median across the bars, so the moving square does not count)."""
+    import threading
+    frames = {}
+    with manager.open(synth_id) as cap:
+        for deg in (0, 90, 180, 270):
+            got, ev = [], threading.Event()
+
+            def on_frame(f, got=got, ev=ev):
+                if not got:
+                    y = f.plane(0)    # luma (or the packed picture), as bytes
+                    got.append((f.width, f.height, f.fourcc, np.array(y, dtype=np.uint8).reshape(-1), f.strides[0]))
+                    ev.set()
+            cap.start("YU12", 320, 240, on_frame=on_frame, output=output, rotation=deg)
+            assert ev.wait(10), deg
+            cap.stop()
+            fmt = cap.format
+            w, h, fcc, data, stride = got[0]
+            assert (w, h) == ((320, 240) if deg in (0, 180) else (240, 320)), (deg, w, h)
+            assert (fmt.width, fmt.height) == (w, h) and fmt.strides[0] == stride, fmt
+            bpp = {"RGB24": 3, "RGBA": 4}.get(output, 1)
+            frames[deg] = data[:stride * h].reshape(h, stride)[:, :w * bpp].reshape(h, w, bpp).astype(int)
+    along_x = np.median(frames[0], axis=0)           # (320, bpp): the bars, left to right
+    for deg, prof, want in ((90, np.median(frames[90], axis=1), along_x),
+                            (180, np.median(frames[180], axis=0), along_x[::-1]),
+                            (270, np.median(frames[270], axis=1), along_x[::-1])):
+        diff = np.abs(prof - want).mean()
+        assert diff < 3, f"{output} {deg}: bar profile differs by {diff:.1f} on average"
+    with pytest.raises(camcore.InvalidArgError):
+        with manager.open(synth_id) as cap:
+            cap.start("YU12", 320, 240, on_frame=lambda f: None, output=output, rotation=45)
+    with pytest.raises(camcore.InvalidArgError, match="YUYV cannot be turned"):
+        with manager.open(synth_id) as cap:
+            cap.start("YU12", 320, 240, on_frame=lambda f: None, output="YUYV", rotation=90)
+    with pytest.raises(camcore.InvalidArgError):
+        with manager.open(synth_id) as cap:
+            cap.start("YU12", 320, 240, on_frame=lambda f: None, rotation=90)   # no output format

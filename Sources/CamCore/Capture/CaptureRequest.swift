@@ -26,6 +26,10 @@ public struct CaptureRequest: Sendable, Equatable {
     /// S48: restarts tried before the stall ends the stream (a timeout
     /// error); each frame that comes resets the count. Default 3.
     public var stallRestartTries: Int = 3
+    /// S45: turn the converted output by 0, 90, 180 or 270 degrees
+    /// clockwise (90 and 270 swap width and height), e.g. to show a sensor
+    /// mounted rotated (DeviceInfo.rotation) upright. Needs `output`.
+    public var outputRotation: Int = 0
 
     public init(fourcc: FourCC = .yuyv, width: Int = 640, height: Int = 480,
                 frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4, output: FourCC? = nil,
@@ -83,6 +87,7 @@ public struct CaptureRequest: Sendable, Equatable {
         guard (0...600_000).contains(stallRestartMs) else {
             throw .invalidArgument("stall_restart_ms \(stallRestartMs) is out of range (0: never, up to 600000)")
         }
+        try OutputRotator.check(outputRotation, output: output)
         guard (0...100).contains(stallRestartTries) else {
             throw .invalidArgument("stall_restart_tries \(stallRestartTries) is out of range (0...100)")
         }

@@ -178,7 +178,7 @@ public final class Capturer: @unchecked Sendable {
             fmt.outputWidth = fmt.width; fmt.outputHeight = fmt.height
             // S38: an output size scales, even into the driver's own format.
             let scaled = request.scales && (request.outputWidth != fmt.width || request.outputHeight != fmt.height)
-            if let out = request.output, out != fmt.fourcc || scaled {
+            if let out = request.output, out != fmt.fourcc || scaled || request.outputRotation != 0 {
                 do throws(CamError) {
                     let conv = try PixelConverter(source: fmt.fourcc, width: fmt.width, height: fmt.height, target: out,
                                                   outputWidth: scaled ? request.outputWidth : nil,
@@ -195,12 +195,21 @@ public final class Capturer: @unchecked Sendable {
                         }
                         pool.memory.append(m)
                     }
-                    conversion = Conversion(converter: conv, pool: pool, bufferBytes: max(conv.outputBytes, 1),
+                    // S45: the converted picture turned (same bytes, maybe width and height swapped).
+                    let rotator = request.outputRotation == 0 ? nil
+                        : try OutputRotator(target: out, width: conv.outputWidth, height: conv.outputHeight,
+                                            degrees: request.outputRotation)
+                    conversion = Conversion(converter: conv, rotator: rotator, pool: pool, bufferBytes: max(conv.outputBytes, 1),
                                             outputSize: scaled ? (request.outputWidth, request.outputHeight) : nil)
                     fmt.fourcc = out
-                    fmt.strides = conv.outputStrides
                     fmt.frameBytes = conv.outputBytes
-                    fmt.outputWidth = conv.outputWidth; fmt.outputHeight = conv.outputHeight
+                    if let rotator {
+                        fmt.outputWidth = rotator.outputWidth; fmt.outputHeight = rotator.outputHeight
+                        fmt.strides = PixelConverter.packedStrides(out, rotator.outputWidth)
+                    } else {
+                        fmt.strides = conv.outputStrides
+                        fmt.outputWidth = conv.outputWidth; fmt.outputHeight = conv.outputHeight
+                    }
                 } catch {
                     backend.stop()
                     throw error
@@ -307,6 +316,8 @@ public final class Capturer: @unchecked Sendable {
     /// A converter and the buffers it writes into (S8).
     struct Conversion {
         var converter: PixelConverter
+        /// S45: turns the converted picture; converter writes its scratch.
+        var rotator: OutputRotator?
         let pool: HeapBuffers
         /// Bytes of each buffer of `pool`.
         let bufferBytes: Int
@@ -466,7 +477,10 @@ public final class Capturer: @unchecked Sendable {
                 // buffer back at once, deliver the converted frame.
                 let source = path.frame
                 let slot = c.freeSlot(after: &path.lastOut)
-                let ok = slot.map { c.converter.convert(source, into: c.pool.memory[$0]) } ?? false
+                let ok = slot.map { s in
+                    guard let r = c.rotator else { return c.converter.convert(source, into: c.pool.memory[s]) }
+                    return c.converter.convert(source, into: r.scratch) && r.rotate(into: c.pool.memory[s])
+                } ?? false
                 do { try backend.requeue(source.slot) } catch { return end(error) }
                 guard ok, let slot else {
                     // All output buffers held (a drop) or undecodable
@@ -478,9 +492,10 @@ public final class Capturer: @unchecked Sendable {
                     // No frame delivered: as good as none arriving.
                     return checkStall()
                 }
-                let out = c.converter.outputPlanes(c.pool.memory[slot])
-                var converted = Frame(fourcc: c.converter.target, width: c.converter.outputWidth,
-                                      height: c.converter.outputHeight,
+                let out = c.converter.outputPlanes(c.pool.memory[slot], width: c.rotator?.outputWidth,
+                                                   height: c.rotator?.outputHeight)
+                var converted = Frame(fourcc: c.converter.target, width: c.rotator?.outputWidth ?? c.converter.outputWidth,
+                                      height: c.rotator?.outputHeight ?? c.converter.outputHeight,
                                       planeCount: out.count, planes: out.planes, timestampNs: source.timestampNs,
                                       sequence: source.sequence, flags: source.flags, pool: c.pool, slot: slot)
                 converted.droppedBefore = source.droppedBefore

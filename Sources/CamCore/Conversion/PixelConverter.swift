@@ -383,6 +383,12 @@ final class PixelConverter: @unchecked Sendable {
     /// as `outputStrides` say). Returns false, leaving `destination` with
     /// undefined content, when the frame is corrupt or short (see the type's
     /// doc); never crashes on garbage input.
+    /// The row bytes of each plane of a packed `format` output `width` wide.
+    static func packedStrides(_ format: FourCC, _ width: Int) -> [Int] {
+        guard let l = PixelLayout.target(format) else { return [] }
+        return (0..<l.planeCount).map { l.rowBytes($0, width) }
+    }
+
     func convert(_ frame: Frame, into destination: UnsafeMutableRawPointer) -> Bool {
         guard frame.fourcc == source, frame.width == width, frame.height == height else { return false }
         let out = targetLayout.image(destination, outputWidth, outputHeight)
@@ -394,13 +400,17 @@ final class PixelConverter: @unchecked Sendable {
 
     /// The output planes in `destination`, split like PlaneLayout splits a
     /// capture buffer: I420 → Y, U, V; NV12 → Y, UV; packed formats → one.
-    func outputPlanes(_ destination: UnsafeMutableRawPointer) -> (planes: (Plane, Plane, Plane), count: Int) {
+    /// `width`/`height`: another size of the same format laid out the same
+    /// way (S45: the output turned by 90 or 270 degrees).
+    func outputPlanes(_ destination: UnsafeMutableRawPointer, width: Int? = nil,
+                      height: Int? = nil) -> (planes: (Plane, Plane, Plane), count: Int) {
         var planes = (Plane.empty, Plane.empty, Plane.empty)
         var offset = 0
+        let w = width ?? outputWidth, h = height ?? outputHeight
         for i in 0..<targetLayout.planeCount {
-            let stride = targetLayout.rowBytes(i, outputWidth)
+            let stride = targetLayout.rowBytes(i, w)
             let p = Plane(base: destination + offset, stride: stride,
-                          length: stride * targetLayout.rows(i, outputHeight))
+                          length: stride * targetLayout.rows(i, h))
             offset += p.length
             switch i {
             case 0: planes.0 = p

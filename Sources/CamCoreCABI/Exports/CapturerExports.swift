@@ -18,7 +18,7 @@ public func cabi_capture_config_init(_ c: UnsafeMutablePointer<camcore_capture_c
         struct_size: UInt32(MemoryLayout<camcore_capture_config>.size), fourcc: FourCC.yuyv.rawValue,
         width: 640, height: 480, fps: camcore_fraction(numerator: 30, denominator: 1), buffer_count: 4,
         output_fourcc: 0, dmabuf: 0, output_width: 0, output_height: 0, stall_restart_ms: 3000,
-        stall_restart_tries: 3)
+        stall_restart_tries: 3, output_rotation: 0)
 }
 
 /// The live capturer behind a handle; nil with the thread's last error

@@ -47,6 +47,7 @@ func captureRequest(_ v: camcore_capture_config, _ fn: String, output: Bool = tr
                            outputWidth: output ? Int(v.output_width) : 0, outputHeight: output ? Int(v.output_height) : 0)
     r.stallRestartMs = Int(v.stall_restart_ms)
     r.stallRestartTries = Int(v.stall_restart_tries)
+    r.outputRotation = output ? Int(v.output_rotation) : 0
     do { try r.validate() } catch { throw .invalidArgument("\(fn): \(error.message)") }
     return r
 }

@@ -62,7 +62,7 @@ FormatOrSetting = Union[FourCC, Setting]
 def capture_config(fourcc: FormatOrSetting, width: int, height: int, fps: Optional[Rate],
                    buffer_count: int, output: Optional[FourCC] = None, dmabuf: bool = False,
                    output_size: Optional[Tuple[int, int]] = None, stall_restart: Optional[float] = 3.0,
-                   stall_restart_tries: int = 3) -> camcore_capture_config:
+                   stall_restart_tries: int = 3, rotation: int = 0) -> camcore_capture_config:
     """A camcore_capture_config from the arguments start() takes. A Setting in
     place of the FourCC brings its fourcc, size and rate (and its output format
     unless `output` is given); its fps None keeps the driver's rate."""
@@ -89,6 +89,7 @@ def capture_config(fourcc: FormatOrSetting, width: int, height: int, fps: Option
     else:
         cfg.stall_restart_ms = int(round(stall_restart * 1000))
     cfg.stall_restart_tries = u32("stall_restart_tries", stall_restart_tries)
+    cfg.output_rotation = u32("rotation", rotation)
     return cfg
 
 
@@ -324,7 +325,7 @@ class Capturer:
               buffer_count: int = 4, output: Optional[FourCC] = None,
               on_stall: Optional[OnStall] = None, dmabuf: bool = False,
               output_size: Optional[Tuple[int, int]] = None, stall_restart: Optional[float] = 3.0,
-              stall_restart_tries: int = 3, on_restart: Optional[OnRestart] = None) -> None:
+              stall_restart_tries: int = 3, on_restart: Optional[OnRestart] = None, rotation: int = 0) -> None:
         """Sets the format and rate and starts streaming (camcore_capturer_start).
 
         Args:
@@ -361,6 +362,10 @@ class Capturer:
             on_restart: called as on_restart(restarted: bool, attempt: int) on the
                 capture thread just before a restart (False) and once the stream
                 is on again (True).
+            rotation: turn the output by 0, 90, 180 or 270 degrees clockwise (S45;
+                e.g. DeviceInfo.rotation, to show a sensor mounted rotated
+                upright); 90 and 270 swap width and height. Needs `output` (I420,
+                NV12, RGB24, BGR24, RGBA).
             dmabuf: True exports the buffers as DMA-BUF (S37): frame.dmabuf gives
                 each plane's (fd, offset). V4L2 devices, native output only
                 (NotSupportedError otherwise).
@@ -382,7 +387,7 @@ class Capturer:
         on_stall = callable_or_none("on_stall", on_stall)
         on_restart = callable_or_none("on_restart", on_restart)
         cfg = capture_config(fourcc, width, height, fps, buffer_count, output, dmabuf, output_size,
-                             stall_restart, stall_restart_tries)
+                             stall_restart, stall_restart_tries, rotation)
         thunks = self._make_thunks(on_frame, on_error, on_stall, on_restart)
         with self._lock:
             self._generation += 1

@@ -244,6 +244,7 @@ class camcore_capture_config(Structure):
         ("output_height", c_uint32),
         ("stall_restart_ms", c_uint32),
         ("stall_restart_tries", c_uint32),
+        ("output_rotation", c_uint32),
     ]
 
 
