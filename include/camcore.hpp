@@ -490,6 +490,7 @@ struct frame_handlers {
     std::function<void(const frame_view &)> on_frame;
     std::function<void(int, const std::string &)> on_error;
     std::function<void(bool, std::uint64_t)> on_stall;
+    std::function<void(bool, std::uint32_t)> on_restart;
     std::mutex lock;
     std::exception_ptr thrown; /* the first exception of on_frame, for stop() */
 
@@ -528,6 +529,11 @@ struct frame_handlers {
             cb.on_stall = [](void *u, int stalled, std::uint64_t since_ns) {
                 auto *h = static_cast<frame_handlers *>(u);
                 guarded([&] { h->on_stall(stalled != 0, since_ns); });
+            };
+        if (on_restart)
+            cb.on_restart = [](void *u, int restarted, std::uint32_t attempt) {
+                auto *h = static_cast<frame_handlers *>(u);
+                guarded([&] { h->on_restart(restarted != 0, attempt); });
             };
         return cb;
     }
@@ -674,16 +680,20 @@ public:
      * Starts streaming; on_frame(frame_view) runs on the capture thread for
      * each frame (the view is borrowed for the call: retain() keeps it).
      * on_error(status, message) when streaming ends on its own; on_stall(stalled,
-     * since_ns) when frames stop and come back. Throws camcore::error.
+     * since_ns) when frames stop and come back; on_restart(restarted, attempt)
+     * around S48's restart of a stall (config.stall_restart_ms). Throws
+     * camcore::error.
      */
     template <typename OnFrame>
     void start(const camcore_capture_config &config, OnFrame &&on_frame,
                std::function<void(int, const std::string &)> on_error = {},
-               std::function<void(bool, std::uint64_t)> on_stall = {}) {
+               std::function<void(bool, std::uint64_t)> on_stall = {},
+               std::function<void(bool, std::uint32_t)> on_restart = {}) {
         auto h = std::make_unique<detail::frame_handlers>();
         h->on_frame = std::forward<OnFrame>(on_frame);
         h->on_error = std::move(on_error);
         h->on_stall = std::move(on_stall);
+        h->on_restart = std::move(on_restart);
         camcore_frame_callbacks cb = h->c();
         check(camcore_capturer_start(c_, &config, &cb), "camcore_capturer_start");
         /* Started: the previous handlers' stream had stopped (start refuses
