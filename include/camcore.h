@@ -1866,6 +1866,16 @@ typedef struct camcore_session_config {
     uint32_t output_width;
     /** The output height in pixels (see output_width); 0 with output_width 0. */
     uint32_t output_height;
+    /**
+     * S48 for the session's camera: as camcore_capture_config's
+     * stall_restart_ms (default 3000; 0 never restarts). A stall that the
+     * restarts do not end is a disconnect: the session falls back (S25).
+     * \since 0.2: a struct_size that ends before stall_restart_tries means
+     * the defaults.
+     */
+    uint32_t stall_restart_ms;
+    /** S48: as camcore_capture_config's stall_restart_tries (default 3). \since 0.2 */
+    uint32_t stall_restart_tries;
 } camcore_session_config;
 
 /**

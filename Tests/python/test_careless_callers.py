@@ -546,3 +546,24 @@ def test_S48_stall_restart_settings_are_checked_and_default_to_3_s():
         # After the refusals the capturer still works.
         frames = cap.capture(2, fourcc="NV12", width=320, height=240)
         assert len(frames) == 2 and cap.stats.restarts == 0
+
+
+def test_S48_session_stall_restart_settings():
+    cfg = camcore._raw.camcore_session_config()
+    camcore._lib.camcore_session_config_init(ctypes.byref(cfg))
+    assert (cfg.stall_restart_ms, cfg.stall_restart_tries) == (3000, 3)
+    with camcore.Manager(synthetic=True) as m:
+        with pytest.raises(camcore.InvalidArgError):
+            m.session("synthetic:0", stall_restart=-1)
+        cfg.stall_restart_tries = 101
+        out = ctypes.c_void_p()
+        assert camcore._lib.camcore_session_new(m._h(), ctypes.byref(cfg), ctypes.byref(out)) == camcore.E_INVALID_ARG
+        assert "stall_restart_tries 101 is out of range" in camcore.last_error_message()
+        with m.session("synthetic:0", stall_restart=None) as s:   # never: still a working session
+            got = []
+            pid = s.add_preview(lambda f: got.append(f.width))
+            end = time.monotonic() + 10
+            while not got and time.monotonic() < end:
+                time.sleep(0.02)
+            s.remove_preview(pid)
+        assert got, "no preview frame"

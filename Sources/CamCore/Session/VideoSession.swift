@@ -93,6 +93,19 @@ public final class VideoSession: @unchecked Sendable {
     /// MJPG 1280x720 at 30/1 fps"), or S43's frame geometry note; nil when
     /// the camera runs what was negotiated. Safe from any thread.
     public var note: String? { noteText.withLock { $0 } }
+    /// S48: the capturer's stall restart (CaptureRequest.stallRestartMs,
+    /// stallRestartTries) for every time the camera turns on.
+    private let stallRestart = Mutex((ms: 3000, tries: 3))
+
+    /// Sets S48's restart of a stalled camera for the next time it turns
+    /// on: after `ms` (0: never), up to `tries` times. Errors: invalidArgument.
+    public func setStallRestart(ms: Int, tries: Int) throws(CamError) {
+        var r = CaptureRequest()
+        r.stallRestartMs = ms; r.stallRestartTries = tries
+        try r.validate()
+        stallRestart.withLock { $0 = (ms, tries) }
+    }
+
     /// Switch back to a lost device when it returns (S25). Default true.
     public var returnsToReconnectedDevice: Bool {
         get { follower.returnsToReconnectedDevice }
@@ -256,6 +269,7 @@ public final class VideoSession: @unchecked Sendable {
         guard let device = follower.device else { return .noDevice("no camera is selected") }
         do throws(CamError) {
             var (req, negotiated) = try request(for: device)
+            (req.stallRestartMs, req.stallRestartTries) = stallRestart.withLock { $0 }
             let cap = try manager.open(deviceID: device.id)
             // S43: frames of another size than negotiated re-report the selection.
             cap.onFormatChange = { [weak self, weak cap] fmt, why in

@@ -77,7 +77,7 @@ public func cabi_session_config_init(_ c: UnsafeMutablePointer<camcore_session_c
     cabi_preference_init(&p)
     c.pointee = camcore_session_config(struct_size: UInt32(MemoryLayout<camcore_session_config>.size),
                                        device_id: nil, preference: p, return_to_reconnected_device: 1,
-                                       output_width: 0, output_height: 0)
+                                       output_width: 0, output_height: 0, stall_restart_ms: 3000, stall_restart_tries: 3)
 }
 
 @_cdecl("camcore_session_new")
@@ -95,6 +95,9 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
         // struct_size covering output_height carries an output size (S38).
         let end = MemoryLayout<camcore_session_config>.offset(of: \.output_height)! + 4
         if Int(config.pointee.struct_size) < end { c.output_width = 0; c.output_height = 0 }
+        // The same for the S48 fields (0.2): an older struct's tail padding is no setting.
+        let tail = MemoryLayout<camcore_session_config>.offset(of: \.stall_restart_tries)! + 4
+        if Int(config.pointee.struct_size) < tail { c.stall_restart_ms = 3000; c.stall_restart_tries = 3 }
     }
     do {
         let pref = try withUnsafePointer(to: c.preference) { p throws(CamError) in try preference(p, fn) }
@@ -102,6 +105,7 @@ public func cabi_session_new(_ manager: OpaquePointer?, _ config: UnsafePointer<
         let s = try VideoSession(manager: mbox.manager, deviceID: id, preference: pref,
                                  outputWidth: Int(c.output_width), outputHeight: Int(c.output_height))
         s.returnsToReconnectedDevice = c.return_to_reconnected_device != 0
+        try s.setStallRestart(ms: Int(c.stall_restart_ms), tries: Int(c.stall_restart_tries))
         out.pointee = Handles.shared.add(SessionBox(s), parent: manager)
         return 0
     } catch {

@@ -59,6 +59,16 @@ log = logging.getLogger("camcore")
 FormatOrSetting = Union[FourCC, Setting]
 
 
+def stall_restart_ms(stall_restart: Optional[float]) -> int:
+    """S48's stall_restart argument (seconds; None: never) in milliseconds."""
+    if stall_restart is None:
+        return 0
+    if isinstance(stall_restart, bool) or not isinstance(stall_restart, (int, float)) \
+            or not 0 <= stall_restart <= 600:
+        raise InvalidArgValueError(f"stall_restart={stall_restart!r}: seconds, 0...600, or None (never)")
+    return int(round(stall_restart * 1000))
+
+
 def capture_config(fourcc: FormatOrSetting, width: int, height: int, fps: Optional[Rate],
                    buffer_count: int, output: Optional[FourCC] = None, dmabuf: bool = False,
                    output_size: Optional[Tuple[int, int]] = None, stall_restart: Optional[float] = 3.0,
@@ -81,13 +91,7 @@ def capture_config(fourcc: FormatOrSetting, width: int, height: int, fps: Option
     cfg.output_fourcc = output_fourcc(output)
     cfg.dmabuf = 1 if flag("dmabuf", dmabuf) else 0
     cfg.output_width, cfg.output_height = output_size_arg(output_size)
-    if stall_restart is None:
-        cfg.stall_restart_ms = 0
-    elif isinstance(stall_restart, bool) or not isinstance(stall_restart, (int, float)) \
-            or not 0 <= stall_restart <= 600:
-        raise InvalidArgValueError(f"stall_restart={stall_restart!r}: seconds, 0...600, or None (never)")
-    else:
-        cfg.stall_restart_ms = int(round(stall_restart * 1000))
+    cfg.stall_restart_ms = stall_restart_ms(stall_restart)
     cfg.stall_restart_tries = u32("stall_restart_tries", stall_restart_tries)
     cfg.output_rotation = u32("rotation", rotation)
     return cfg

@@ -25,7 +25,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple, TypeVar, Unio
 from . import _raw
 from ._args import (I32_MAX, I32_MIN, Rate, c_fraction, callable_or_none, cstr, frac, int_in,
                     output_size_arg, u32, timeout_ms)
-from ._capturer import Capturer
+from ._capturer import Capturer, stall_restart_ms
 from ._errors import (InvalidArgError, InvalidArgTypeError, InvalidArgValueError, StateError, WouldDeadlockError, _s,
                       check)
 from ._info import DeviceInfo, Format, Holder, Holders, Setting, device_from_c, format_from_c, setting_from_c
@@ -354,13 +354,17 @@ class Manager:
                 height: int = 720, min_fps: Optional[Rate] = 15, max_fps: Optional[Rate] = 30,
                 output: Optional[FourCC] = None,
                 return_to_reconnected_device: bool = True,
-                output_size: Optional[Tuple[int, int]] = None) -> Session:
+                output_size: Optional[Tuple[int, int]] = None, stall_restart: Optional[float] = 3.0,
+                stall_restart_tries: int = 3) -> Session:
         """A video session on device_id (None: the first listed device) with the
         preferred setting width x height at min_fps..max_fps and the output format
         (S6, S8); output_size=(w, h) delivers every frame of the session (previews
         and transmission) at that size (S38, needs output; as Capturer.start()).
         The camera stays off until a preview or transmission needs it.
         The session keeps the manager alive; closing the manager closes it.
+        stall_restart, stall_restart_tries: S48 for the session's camera, as
+        Capturer.start() takes them (a stall that the restarts do not end is a
+        disconnect: the session falls back, S25).
         Raises NoDeviceError (unknown id), InvalidArgError."""
         cfg = camcore_session_config()
         _lib.camcore_session_config_init(byref(cfg))
@@ -369,6 +373,8 @@ class Manager:
         cfg.preference = preference(width, height, min_fps, max_fps, output)
         cfg.return_to_reconnected_device = 1 if return_to_reconnected_device else 0
         cfg.output_width, cfg.output_height = output_size_arg(output_size)
+        cfg.stall_restart_ms = stall_restart_ms(stall_restart)
+        cfg.stall_restart_tries = u32("stall_restart_tries", stall_restart_tries)
         out = _raw.session_p()
         check(_lib.camcore_session_new(self._h(), byref(cfg), byref(out)),
                f"Manager.session({device_id!r})")

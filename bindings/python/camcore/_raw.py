@@ -496,6 +496,8 @@ class camcore_session_config(Structure):
         ("return_to_reconnected_device", c_int32),
         ("output_width", c_uint32),
         ("output_height", c_uint32),
+        ("stall_restart_ms", c_uint32),
+        ("stall_restart_tries", c_uint32),
     ]
 
 
