@@ -323,31 +323,44 @@ struct SyscallFaultTests {
 
     /// S48: a stall that lasts stallRestartMs restarts the stream, told
     /// before and after; frames come back without the app doing anything.
+    /// What an S48 test sees of a capture on the fake node.
+    final class Seen: @unchecked Sendable {
+        let frames = Atomic<Int>(0)
+        let restarts = Mutex<[String]>([])
+        let errors = Mutex<[CamError]>([])
+    }
+
+    /// Starts `c` with S48's settings, recording into `seen`; returns once 5 frames came.
+    func startRecording(_ c: Capturer, restartMs: Int, tries: Int = 3, _ seen: Seen) throws {
+        var request = CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil)
+        request.stallRestartMs = restartMs
+        request.stallRestartTries = tries
+        try c.start(request, onFrame: { _ in seen.frames.add(1, ordering: .relaxed) },
+                    onError: { e in seen.errors.withLock { $0.append(e) } },
+                    onRestart: { done, attempt in
+                        seen.restarts.withLock { $0.append("\(done ? "restarted" : "restarting") \(attempt)") }
+                    })
+        for _ in 0..<200 where seen.frames.load(ordering: .relaxed) < 5 { usleep(10_000) }
+    }
+
     @Test func test_S48_a_stalled_stream_is_restarted_and_frames_come_back() throws {
         try withFake { node in
             let c = Capturer(device: device, backend: try V4L2Capture(device: device))
             defer { try? c.close() }
-            let frames = Atomic<Int>(0)
-            let restarts = Mutex<[String]>([])
-            let errors = Mutex<[CamError]>([])
-            var request = CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil)
-            request.stallRestartMs = 300
-            try c.start(request, onFrame: { _ in frames.add(1, ordering: .relaxed) },
-                        onError: { e in errors.withLock { $0.append(e) } },
-                        onRestart: { done, attempt in restarts.withLock { $0.append("\(done ? "restarted" : "restarting") \(attempt)") } })
-            for _ in 0..<200 where frames.load(ordering: .relaxed) < 5 { usleep(10_000) }
+            let seen = Seen()
+            try startRecording(c, restartMs: 300, seen)
             node.state.withLock { $0.stalled = true; $0.unstallOnStreamOn = true }
             let t0 = monotonicNs()
-            let before = frames.load(ordering: .relaxed)
-            for _ in 0..<500 where frames.load(ordering: .relaxed) < before + 5 { usleep(10_000) }
+            let before = seen.frames.load(ordering: .relaxed)
+            for _ in 0..<500 where seen.frames.load(ordering: .relaxed) < before + 5 { usleep(10_000) }
             let back = Double(monotonicNs() - t0) / 1e6
             try c.stop()
-            print("MEASURED S48 (fake node): frames again \(back) ms after the stall began; \(restarts.withLock { $0 })")
-            #expect(frames.load(ordering: .relaxed) >= before + 5)
-            #expect(restarts.withLock { $0 } == ["restarting 1", "restarted 1"])
+            print("MEASURED S48 (fake node): frames again \(back) ms after the stall began; \(seen.restarts.withLock { $0 })")
+            #expect(seen.frames.load(ordering: .relaxed) >= before + 5)
+            #expect(seen.restarts.withLock { $0 } == ["restarting 1", "restarted 1"])
             #expect(c.stats.restarts == 1 && c.stats.stalls == 1)
             #expect(node.state.withLock { $0.streamOns } == 2)
-            #expect(errors.withLock { $0.isEmpty })
+            #expect(seen.errors.withLock { $0.isEmpty })
         }
     }
 
@@ -357,26 +370,19 @@ struct SyscallFaultTests {
         try withFake { node in
             let c = Capturer(device: device, backend: try V4L2Capture(device: device))
             defer { try? c.close() }
-            let frames = Atomic<Int>(0)
-            let restarts = Mutex<[String]>([])
-            let errors = Mutex<[CamError]>([])
+            let seen = Seen()
+            try startRecording(c, restartMs: 200, tries: 2, seen)
             var request = CaptureRequest(fourcc: .yuyv, width: 640, height: 480, frameRate: nil)
-            request.stallRestartMs = 200
-            request.stallRestartTries = 2
-            try c.start(request, onFrame: { _ in frames.add(1, ordering: .relaxed) },
-                        onError: { e in errors.withLock { $0.append(e) } },
-                        onRestart: { done, attempt in restarts.withLock { $0.append("\(done ? "restarted" : "restarting") \(attempt)") } })
-            for _ in 0..<200 where frames.load(ordering: .relaxed) < 5 { usleep(10_000) }
             node.state.withLock { $0.stalled = true }
-            for _ in 0..<600 where errors.withLock({ $0.isEmpty }) { usleep(10_000) }
-            let e = errors.withLock { $0 }
+            for _ in 0..<600 where seen.errors.withLock({ $0.isEmpty }) { usleep(10_000) }
+            let e = seen.errors.withLock { $0 }
             #expect(e.count == 1)
             if case .timeout(let m)? = e.first {
                 #expect(m.contains("2 restarts did not bring frames back"), "\(m)")
             } else {
                 Issue.record("not a timeout: \(e)")
             }
-            #expect(restarts.withLock { $0 } == ["restarting 1", "restarted 1", "restarting 2", "restarted 2"])
+            #expect(seen.restarts.withLock { $0 } == ["restarting 1", "restarted 1", "restarting 2", "restarted 2"])
             #expect(!c.isStreaming && c.stats.restarts == 2)
             // Bad settings are refused before the device is touched.
             request.stallRestartMs = 700_000

@@ -203,25 +203,23 @@ class Capturer:
                 _tls.capturer = prev
                 self._cb_thread = None   # the thread ends after this call
 
-        def stall_thunk(_user_data: Any, stalled: int, since_ns: int) -> None:
+        def marked(call: Callable[[], None]) -> None:
+            """Runs an app callback as this capturer's (re-entrancy mark set);
+            what it raises is kept for stop()."""
             prev = getattr(_tls, "capturer", None)
             _tls.capturer = self
             try:
-                on_stall(bool(stalled), since_ns)  # type: ignore[misc]  # only installed with one
+                call()
             except BaseException as e:
                 self._store_callback_exception(e)
             finally:
                 _tls.capturer = prev
 
+        def stall_thunk(_user_data: Any, stalled: int, since_ns: int) -> None:
+            marked(lambda: on_stall(bool(stalled), since_ns))  # type: ignore[misc]  # only installed with one
+
         def restart_thunk(_user_data: Any, restarted: int, attempt: int) -> None:
-            prev = getattr(_tls, "capturer", None)
-            _tls.capturer = self
-            try:
-                on_restart(bool(restarted), attempt)  # type: ignore[misc]  # only installed with one
-            except BaseException as e:
-                self._store_callback_exception(e)
-            finally:
-                _tls.capturer = prev
+            marked(lambda: on_restart(bool(restarted), attempt))  # type: ignore[misc]  # only installed with one
 
         cbs = camcore_frame_callbacks()
         _lib.camcore_frame_callbacks_init(byref(cbs))
