@@ -2472,11 +2472,20 @@ typedef struct camcore_device_callbacks {
      * longer than max(1 s, 5 frame intervals)) or delivers again (0), as
      * camcore_frame_callbacks.on_stall tells it: `since_ns` is the
      * CLOCK_MONOTONIC time (ns) of the last frame before the stall. The
-     * camera stays on; nothing is restarted.
+     * camera stays on; S48's restart of a lasting stall is on_restart.
      * Added in 0.1: a struct_size that ends before it means NULL.
      */
     void (*on_stall)(void *user_data, const camcore_device_info *device, int stalled,
                      uint64_t since_ns);
+    /**
+     * S48: the camera in use stalled for camcore_session_config
+     * .stall_restart_ms and is being restarted (`restarted` 0: stream off
+     * and on again now) or was (1), `attempt` 1, 2, ... since its last
+     * frame, as camcore_frame_callbacks.on_restart tells it. A stall the
+     * restarts do not end is a disconnect (on_disconnected, then S25's
+     * fallback). \since 0.2: a struct_size that ends before it means NULL.
+     */
+    void (*on_restart)(void *user_data, const camcore_device_info *device, int restarted, uint32_t attempt);
 } camcore_device_callbacks;
 
 /**

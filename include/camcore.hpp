@@ -874,6 +874,8 @@ struct device_events {
     std::function<void(const device &, const camcore_capture_format &)> on_selected;
     std::function<void(const device &, int, const std::string &)> on_error;
     std::function<void(const device &, bool, std::uint64_t)> on_stall;
+    /** S48: (device, restarted, attempt) around the restart of a stalled camera. */
+    std::function<void(const device &, bool, std::uint32_t)> on_restart;
 };
 
 /**
@@ -1029,7 +1031,7 @@ public:
     /** Device events; a default-constructed device_events removes them. */
     void set_device_events(device_events events) {
         bool any = events.on_connected || events.on_disconnected || events.on_selected || events.on_error ||
-                   events.on_stall;
+                   events.on_stall || events.on_restart;
         if (!any) {
             check(camcore_session_set_device_callbacks(s_, nullptr), "camcore_session_set_device_callbacks");
             retire(std::move(state_->events));
@@ -1059,6 +1061,10 @@ public:
         if (h->on_stall)
             cb.on_stall = [](void *u, const camcore_device_info *d, int stalled, std::uint64_t since) {
                 detail::guarded([&] { static_cast<device_events *>(u)->on_stall(device(*d), stalled != 0, since); });
+            };
+        if (h->on_restart)
+            cb.on_restart = [](void *u, const camcore_device_info *d, int restarted, std::uint32_t attempt) {
+                detail::guarded([&] { static_cast<device_events *>(u)->on_restart(device(*d), restarted != 0, attempt); });
             };
         check(camcore_session_set_device_callbacks(s_, &cb), "camcore_session_set_device_callbacks");
         retire(std::exchange(state_->events, std::move(h)));

@@ -561,6 +561,38 @@ def test_S48_a_stalled_stream_is_restarted_and_a_dead_one_ends(uvc_cam, camcore)
             assert len(cap.capture(3, fourcc="MJPG", width=640, height=480, fps=30, timeout=30)) == 3
 
 
+@pytest.mark.guard_s(240)
+def test_S48_a_session_restarts_a_stalled_camera_and_drops_a_dead_one(uvc_cam, camcore):
+    """Under a session: the restart is told through on_restart (device,
+    restarted, attempt) and the camera stays on; a stall the restarts do
+    not end is a disconnect (S25)."""
+    events, frames = [], []
+    with camcore.Manager() as m:
+        d = only_uvc(m, uvc_cam)
+        with m.session(d.id, width=640, height=480, stall_restart=1.0, stall_restart_tries=2) as s:
+            s.set_device_callbacks(
+                on_restart=lambda dev, done, n: events.append(("restart", dev.id, done, n)),
+                on_disconnected=lambda dev: events.append(("disconnected", dev.id)))
+            pid = s.add_preview(lambda f: frames.append(time.monotonic()))
+            try:
+                uvc.wait_for(lambda: len(frames) >= 5, 30, "preview frames")
+                t0 = time.monotonic()
+                uvc_cam.cmd("stall 2.5")
+                uvc.wait_for(lambda: [t for t in frames if t > t0 + 0.5][:3], 30,
+                             lambda: f"frames again (events {events})")
+                assert s.state.camera_on and events[:2] == [("restart", d.id, False, 1), ("restart", d.id, True, 1)], \
+                    (events, s.state)
+                uvc_cam.cmd("stall 600")
+                uvc.wait_for(lambda: ("disconnected", d.id) in events, 30, lambda: f"the disconnect (events {events})")
+            finally:
+                uvc_cam.cmd("stall 0")
+                s.remove_preview(pid)
+    restarts = [e for e in events if e[0] == "restart"]
+    assert restarts[-4:] == [("restart", d.id, False, 1), ("restart", d.id, True, 1),
+                             ("restart", d.id, False, 2), ("restart", d.id, True, 2)], events
+    assert events[-1] == ("disconnected", d.id), events
+
+
 def test_S26_busy_control_is_a_clear_error(uvc_cam, camcore):
     """The camera STALLs SET_CUR(brightness) with "not ready": uvcvideo says EBUSY."""
     with camcore.Manager() as m:

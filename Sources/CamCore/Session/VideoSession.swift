@@ -34,6 +34,9 @@ public enum SessionEvent {
     /// stays on; the capturer restarts a stall that lasts (S48), and one
     /// that restarts do not end is a disconnect (S25 fallback).
     case stall(DeviceInfo, stalled: Bool, sinceNs: UInt64)
+    /// S48: the camera is being restarted after a stall (`restarted`
+    /// false) or was (true), `attempt` since its last frame.
+    case restart(DeviceInfo, restarted: Bool, attempt: Int)
 }
 
 /// The camera switch of a video call (SPEC S9–S21): keeps the camera on
@@ -284,6 +287,12 @@ public final class VideoSession: @unchecked Sendable {
                 }, onStall: { [weak self, weak cap] stalled, since in
                     guard let self else { return }
                     queue.async { self.captureStalled(cap, device, stalled: stalled, sinceNs: since) }
+                }, onRestart: { [weak self, weak cap] restarted, attempt in
+                    guard let self else { return }
+                    queue.async {
+                        guard !self.closed, let cap, self.capturer === cap else { return }
+                        self.eventHandler?(.restart(device, restarted: restarted, attempt: attempt))
+                    }
                 })
             }
             noteText.withLock { $0 = nil }

@@ -413,6 +413,8 @@ public func cabi_session_set_device_callbacks(_ s: OpaquePointer?, _ cb: UnsafeP
                 if let f = c.on_error { withDevice(d) { dev in e.message.withCString { f(c.user_data, dev, e.status, $0) } } }
             case .stall(let d, let stalled, let since):
                 if let f = c.on_stall { withDevice(d) { f(c.user_data, $0, stalled ? 1 : 0, since) } }
+            case .restart(let d, let restarted, let attempt):
+                if let f = c.on_restart { withDevice(d) { f(c.user_data, $0, restarted ? 1 : 0, UInt32(attempt)) } }
             }
         }
     }

@@ -528,6 +528,7 @@ ON_SELECTED = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info),
                          POINTER(camcore_capture_format))
 ON_DEVICE_ERROR = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info), c_int, c_char_p)
 ON_DEVICE_STALL = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info), c_int, c_uint64)
+ON_DEVICE_RESTART = CFUNCTYPE(None, c_void_p, POINTER(camcore_device_info), c_int, c_uint32)
 
 
 class camcore_capture_hook(Structure):
@@ -551,6 +552,7 @@ class camcore_device_callbacks(Structure):
         ("on_selected", ON_SELECTED),
         ("on_error", ON_DEVICE_ERROR),
         ("on_stall", ON_DEVICE_STALL),
+        ("on_restart", ON_DEVICE_RESTART),
     ]
 
 

@@ -60,7 +60,7 @@ from ._frames import Frame, RetainedFrame, _pulled, call_pushing, numpy
 from ._info import DeviceInfo, CaptureFormat, SessionState, capture_format_from_c, device_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc, pixel_format
 from ._raw import (HOOK_DROP, HOOK_PASS, ON_CAPTURE, ON_COMPLETION, ON_DEVICE_ERROR,
-                   ON_DEVICE_STALL, ON_FRAME, ON_SELECTED, ON_SESSION_DEVICE, VIDEO_PAUSE,
+                   ON_DEVICE_RESTART, ON_DEVICE_STALL, ON_FRAME, ON_SELECTED, ON_SESSION_DEVICE, VIDEO_PAUSE,
                    VIDEO_RESUME, camcore_capture_config, camcore_capture_format,
                    camcore_capture_hook, camcore_device_callbacks, camcore_frame,
                    camcore_frame_callbacks, camcore_preference, camcore_session_state)
@@ -189,7 +189,7 @@ def _device_event(kind: str) -> Callable[..., None]:
             err = error_for_status(args[1], f"capture on {dev.id if dev else '?'!r} failed",
                                    _s(args[2]))
             _run_callback(entry.session, kind, fn, dev, err)
-        elif kind == "on_stall":
+        elif kind in ("on_stall", "on_restart"):
             _run_callback(entry.session, kind, fn, dev, bool(args[1]), int(args[2]))
         else:
             _run_callback(entry.session, kind, fn, dev)
@@ -206,6 +206,7 @@ _SESSION_DEVICE_THUNKS = {
     "on_selected": ON_SELECTED(_device_event("on_selected")),
     "on_error": ON_DEVICE_ERROR(_device_event("on_error")),
     "on_stall": ON_DEVICE_STALL(_device_event("on_stall")),
+    "on_restart": ON_DEVICE_RESTART(_device_event("on_restart")),
 }
 
 # Sessions not yet closed (closed at interpreter exit).
@@ -233,6 +234,8 @@ OnDeviceError = Callable[[Optional[DeviceInfo], CamcoreError], None]
 OnSessionDevice = Callable[[Optional[DeviceInfo]], None]
 #: on_stall(device, stalled, since_ns): frames stopped (True) or came back (False).
 OnDeviceStall = Callable[[Optional[DeviceInfo], bool, int], None]
+#: on_restart(device, restarted, attempt): S48 around a stall restart.
+OnDeviceRestart = Callable[[Optional[DeviceInfo], bool, int], None]
 Completion = Callable[[Optional[CamcoreError]], None]
 
 class Session:
@@ -647,7 +650,8 @@ class Session:
                              on_error: Optional[OnDeviceError] = None,
                              on_connected: Optional[OnSessionDevice] = None,
                              on_disconnected: Optional[OnSessionDevice] = None,
-                             on_stall: Optional[OnDeviceStall] = None) -> None:
+                             on_stall: Optional[OnDeviceStall] = None,
+                             on_restart: Optional[OnDeviceRestart] = None) -> None:
         """Device events, on the camera queue: on_selected(device, format) when the
         device in use changed (format: the one it captures or will; format.adjusted
         compares it with the preference, S6), on_error(device, error) when capture
@@ -655,10 +659,12 @@ class Session:
         on_stall(device, stalled, since_ns) when the camera in use stops delivering
         frames for longer than max(1 s, 5 frame intervals) (stalled True) and when
         frames come back (False); since_ns: CLOCK_MONOTONIC time of the last frame
-        before the stall. All None removes them."""
+        before the stall; on_restart(device, restarted, attempt) around S48's
+        restart of a stall that lasted stall_restart (session()). All None
+        removes them."""
         h = self._h()
         fns = {"on_selected": on_selected, "on_error": on_error, "on_connected": on_connected,
-               "on_disconnected": on_disconnected, "on_stall": on_stall}
+               "on_disconnected": on_disconnected, "on_stall": on_stall, "on_restart": on_restart}
         for k, v in fns.items():
             callable_or_none(k, v)
         old = self._device_token
