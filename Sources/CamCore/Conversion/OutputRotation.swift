@@ -20,6 +20,8 @@ final class OutputRotator: @unchecked Sendable {
     let outputWidth: Int, outputHeight: Int
     /// What conversion writes before turning (`width`×`height`, packed).
     let scratch: UnsafeMutableRawPointer
+    /// The target's packed layout (PixelConverter's), for sizes and planes.
+    private let layout: PixelLayout
     /// A second scratch (I420 or 4-byte pixels) for the formats turned through another one.
     private let between: UnsafeMutableRawPointer?
     private let between2: UnsafeMutableRawPointer?
@@ -53,10 +55,14 @@ final class OutputRotator: @unchecked Sendable {
             }
             return m
         }
-        scratch = try alloc(Self.bytes(target, width, height))
+        // The layouts PixelConverter writes (checked: a turnable target has one).
+        layout = PixelLayout.target(target)!
+        scratch = try alloc(layout.bytes(width, height))
         switch target {
-        case .nv12: between = try alloc(Self.bytes(.i420, width, height)); between2 = nil
-        case .rgb24, .bgr24: between = try alloc(width * height * 4); between2 = try alloc(width * height * 4)
+        case .nv12: between = try alloc(PixelLayout.i420.bytes(width, height)); between2 = nil
+        case .rgb24, .bgr24:
+            between = try alloc(PixelLayout.argb.bytes(width, height))
+            between2 = try alloc(PixelLayout.argb.bytes(width, height))
         default: between = nil; between2 = nil
         }
     }
@@ -67,25 +73,6 @@ final class OutputRotator: @unchecked Sendable {
         if let between2 { free(between2) }
     }
 
-    /// Bytes of a packed `format` frame of w×h (the layouts PixelConverter writes).
-    static func bytes(_ format: FourCC, _ w: Int, _ h: Int) -> Int {
-        let cw = (w + 1) / 2, ch = (h + 1) / 2
-        switch format {
-        case .i420: return w * h + 2 * cw * ch
-        case .nv12: return w * h + 2 * cw * ch
-        case .rgb24, .bgr24: return 3 * w * h
-        default: return 4 * w * h
-        }
-    }
-
-    /// I420 plane pointers of a packed w×h image at `p`.
-    private static func i420(_ p: UnsafeMutableRawPointer, _ w: Int, _ h: Int)
-        -> (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int32, Int32) {
-        let cw = (w + 1) / 2, ch = (h + 1) / 2
-        let y = p.assumingMemoryBound(to: UInt8.self)
-        return (y, y + w * h, y + w * h + cw * ch, Int32(w), Int32(cw))
-    }
-
     /// Turns `scratch` into `destination` (packed, `outputWidth`×`outputHeight`).
     /// False when libyuv refused (it does not for the sizes camcore checked).
     func rotate(into destination: UnsafeMutableRawPointer) -> Bool {
@@ -94,29 +81,26 @@ final class OutputRotator: @unchecked Sendable {
         let ow = outputWidth, oh = outputHeight
         switch target {
         case .i420:
-            let s = Self.i420(scratch, width, height), d = Self.i420(destination, ow, oh)
-            return I420Rotate(s.0, s.3, s.1, s.4, s.2, s.4, d.0, d.3, d.1, d.4, d.2, d.4, w, h, mode) == 0
+            let s = layout.image(scratch, width, height), d = layout.image(destination, ow, oh)
+            return I420Rotate(s.p0, s.s0, s.p1, s.s1, s.p2, s.s2, d.p0, d.s0, d.p1, d.s1, d.p2, d.s2, w, h, mode) == 0
         case .nv12:
             guard let between else { return false }
-            let y = scratch.assumingMemoryBound(to: UInt8.self)
-            let uvStride = Int32(((width + 1) / 2) * 2)
-            let t = Self.i420(between, ow, oh)
-            guard NV12ToI420Rotate(y, w, y + width * height, uvStride, t.0, t.3, t.1, t.4, t.2, t.4, w, h, mode) == 0 else {
+            let s = layout.image(scratch, width, height), d = layout.image(destination, ow, oh)
+            let t = PixelLayout.i420.image(between, ow, oh)
+            guard NV12ToI420Rotate(s.p0, s.s0, s.p1, s.s1, t.p0, t.s0, t.p1, t.s1, t.p2, t.s2, w, h, mode) == 0 else {
                 return false
             }
-            let dy = destination.assumingMemoryBound(to: UInt8.self)
-            return I420ToNV12(t.0, t.3, t.1, t.4, t.2, t.4, dy, Int32(ow), dy + ow * oh, Int32(((ow + 1) / 2) * 2),
-                              Int32(ow), Int32(oh)) == 0
+            return I420ToNV12(t.p0, t.s0, t.p1, t.s1, t.p2, t.s2, d.p0, d.s0, d.p1, d.s1, Int32(ow), Int32(oh)) == 0
         case .rgb24, .bgr24:
             guard let between, let between2 else { return false }
-            let a = between.assumingMemoryBound(to: UInt8.self), b = between2.assumingMemoryBound(to: UInt8.self)
-            guard RGB24ToARGB(scratch.assumingMemoryBound(to: UInt8.self), 3 * w, a, 4 * w, w, h) == 0,
-                  ARGBRotate(a, 4 * w, b, Int32(4 * ow), w, h, mode) == 0 else { return false }
-            return ARGBToRGB24(b, Int32(4 * ow), destination.assumingMemoryBound(to: UInt8.self), Int32(3 * ow),
-                               Int32(ow), Int32(oh)) == 0
+            let s = layout.image(scratch, width, height), d = layout.image(destination, ow, oh)
+            let a = PixelLayout.argb.image(between, width, height), b = PixelLayout.argb.image(between2, ow, oh)
+            guard RGB24ToARGB(s.p0, s.s0, a.p0, a.s0, w, h) == 0,
+                  ARGBRotate(a.p0, a.s0, b.p0, b.s0, w, h, mode) == 0 else { return false }
+            return ARGBToRGB24(b.p0, b.s0, d.p0, d.s0, Int32(ow), Int32(oh)) == 0
         default:
-            return ARGBRotate(scratch.assumingMemoryBound(to: UInt8.self), 4 * w,
-                              destination.assumingMemoryBound(to: UInt8.self), Int32(4 * ow), w, h, mode) == 0
+            let s = layout.image(scratch, width, height), d = layout.image(destination, ow, oh)
+            return ARGBRotate(s.p0, s.s0, d.p0, d.s0, w, h, mode) == 0
         }
     }
 }

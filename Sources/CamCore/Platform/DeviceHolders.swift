@@ -41,8 +41,7 @@ public struct DeviceHolders: Sendable {
         let end = monotonicNs() &+ budgetNs
         var pids: [Int32] = []
         while let e = readdir(proc) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let pid = Int32(name) { pids.append(pid) }
+            if let pid = Int32(cString(&e.pointee.d_name)) { pids.append(pid) }
         }
         let me = getpid()
         for (i, pid) in pids.sorted().enumerated() {
@@ -57,7 +56,7 @@ public struct DeviceHolders: Sendable {
             }
             var found: Set<String> = []
             while let e = readdir(fds) {
-                let fd = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let fd = cString(&e.pointee.d_name)
                 guard fd.first?.isNumber == true else { continue }
                 if pid == me, let skip = ignoringFD, Int32(fd) == skip { continue }
                 var st = stat()
