@@ -97,10 +97,10 @@ public final class Capturer: @unchecked Sendable {
     /// out to have another consistent geometry than negotiated (S43), with
     /// the capture's format as it is now and `frameNote`. Set before start.
     public var onFormatChange: (@Sendable (CaptureFormat, String) -> Void)? {
-        get { note.withLock { _ in formatChangeHandler } }
-        set { note.withLock { _ in formatChangeHandler = newValue } }
+        get { formatChangeHandler.withLock { $0 } }
+        set { formatChangeHandler.withLock { $0 = newValue } }
     }
-    private var formatChangeHandler: (@Sendable (CaptureFormat, String) -> Void)?
+    private let formatChangeHandler = Mutex<(@Sendable (CaptureFormat, String) -> Void)?>(nil)
 
     /// Counters since the last start.
     public var stats: CaptureStats {

@@ -50,8 +50,12 @@ public struct DeviceInfo: Sendable, Equatable {
     /// a camera. A hidden device also has `unavailableReason` set.
     public var hiddenReason: String? = nil
     /// For a PipeWire camera that wraps a V4L2 device: that device's V4L2
-    /// id (S32), so an app can match the two; nil otherwise.
-    public var v4l2ID: String? = nil
+    /// id (S32), so an app can match the two; nil otherwise. (`wraps`, for
+    /// a PipeWire node over a V4L2 device.)
+    public var v4l2ID: String? {
+        guard backend == "pipewire", let w = wraps, w.hasPrefix("v4l2:") else { return nil }
+        return w
+    }
     /// The id, in another backend, of the camera this entry reaches
     /// through: a PipeWire node's V4L2 device or libcamera camera, a
     /// libcamera UVC camera's V4L2 device (S42); nil when none is known.

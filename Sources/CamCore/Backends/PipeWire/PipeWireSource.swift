@@ -221,7 +221,6 @@ final class PipeWireSource: CameraSource, @unchecked Sendable {
 
     /// What a node over V4L2 device `v` takes from it.
     private static func adopt(_ v: DeviceInfo, into d: inout DeviceInfo) {
-        d.v4l2ID = v.id
         d.wraps = v.id
         d.driver = v.driver
         if d.busInfo.isEmpty { d.busInfo = v.busInfo }
