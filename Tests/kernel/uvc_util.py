@@ -82,14 +82,17 @@ def udev_ready(node: str) -> bool:
         return False
 
 
-def wait_for(pred, timeout: float, what: str, step: float = 0.05):
+def wait_for(pred, timeout: float, what, step: float = 0.05):
+    """pred()'s value once truthy, polling every `step` s for up to `timeout` s.
+    `what` (a text, or a callable giving one, for state seen at the end)
+    names the wait in the failure."""
     deadline = time.monotonic() + timeout
     while True:
         v = pred()
         if v:
             return v
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+            raise AssertionError(f"timed out after {timeout} s waiting for {what() if callable(what) else what}")
         time.sleep(step)
 
 
