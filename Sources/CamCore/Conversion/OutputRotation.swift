@@ -56,15 +56,24 @@ final class OutputRotator: @unchecked Sendable {
             return m
         }
         // The layouts PixelConverter writes (checked: a turnable target has one).
-        layout = PixelLayout.target(target)!
-        scratch = try alloc(layout.bytes(width, height))
+        let layout = PixelLayout.target(target)!
+        self.layout = layout
+        var sizes = [layout.bytes(width, height)]
         switch target {
-        case .nv12: between = try alloc(PixelLayout.i420.bytes(width, height)); between2 = nil
-        case .rgb24, .bgr24:
-            between = try alloc(PixelLayout.argb.bytes(width, height))
-            between2 = try alloc(PixelLayout.argb.bytes(width, height))
-        default: between = nil; between2 = nil
+        case .nv12: sizes.append(PixelLayout.i420.bytes(width, height))
+        case .rgb24, .bgr24: sizes += [PixelLayout.argb.bytes(width, height), PixelLayout.argb.bytes(width, height)]
+        default: break
         }
+        var got: [UnsafeMutableRawPointer] = []
+        do throws(CamError) {
+            for n in sizes { got.append(try alloc(n)) }
+        } catch {
+            for p in got { free(p) }   // none left behind by a failed init
+            throw error
+        }
+        scratch = got[0]
+        between = got.count > 1 ? got[1] : nil
+        between2 = got.count > 2 ? got[2] : nil
     }
 
     deinit {
