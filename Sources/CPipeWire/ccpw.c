@@ -374,20 +374,79 @@ static const struct pw_core_events core_events = {
     .error = on_core_error,
 };
 
+/* Milliseconds on the monotonic clock: the waits below are bounded by it,
+ * not by how often the loop was signalled (every connection shares it). */
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* With the loop locked: a round trip, waiting up to timeout_ms. 0 when done. */
 static int roundtrip(struct ccpw_core *c, int timeout_ms)
 {
-    int waited = 0;
+    int64_t end = now_ms() + timeout_ms;
 
     c->synced = 0;
     c->sync_seq = pw_core_sync(c->core, PW_ID_CORE, 0);
     while (!c->synced && c->alive) {
-        if (waited >= timeout_ms)
+        if (now_ms() >= end)
             return -ETIMEDOUT;
         pw.pw_thread_loop_timed_wait(c->loop, 1);
-        waited += 1000;
     }
     return c->alive ? 0 : -EPIPE;
+}
+
+/* One loop thread and one pw_context for the whole process, PipeWire's own
+ * model; each connection is a pw_core on it. They are made with the first
+ * connection and destroyed with the last, under shared_lock, so two
+ * contexts never live at once: a context loads module-rt, which sets the
+ * process-wide thread hooks (pw_thread_utils_set) and resets them when its
+ * context goes, under the threads of any other context. */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    struct pw_thread_loop *loop;
+    struct pw_context *context;
+    int users;
+} shared;
+
+static int shared_acquire(char *err, size_t errlen)
+{
+    pthread_mutex_lock(&shared_lock);
+    if (shared.users == 0) {
+        shared.loop = pw.pw_thread_loop_new("camcore-pipewire", NULL);
+        shared.context = shared.loop ? pw.pw_context_new(pw.pw_thread_loop_get_loop(shared.loop), NULL, 0) : NULL;
+        if (!shared.context || pw.pw_thread_loop_start(shared.loop) < 0) {
+            if (shared.context)
+                pw.pw_context_destroy(shared.context);
+            if (shared.loop)
+                pw.pw_thread_loop_destroy(shared.loop);
+            shared.loop = NULL;
+            shared.context = NULL;
+            pthread_mutex_unlock(&shared_lock);
+            say(err, errlen, "cannot start a PipeWire loop%s%s", NULL, 0);
+            return -1;
+        }
+    }
+    shared.users++;
+    pthread_mutex_unlock(&shared_lock);
+    return 0;
+}
+
+/* Not on the loop thread (it stops and joins it). */
+static void shared_release(void)
+{
+    pthread_mutex_lock(&shared_lock);
+    if (--shared.users == 0) {
+        pw.pw_thread_loop_stop(shared.loop);
+        pw.pw_context_destroy(shared.context);
+        pw.pw_thread_loop_destroy(shared.loop);
+        shared.loop = NULL;
+        shared.context = NULL;
+    }
+    pthread_mutex_unlock(&shared_lock);
 }
 
 ccpw_core *ccpw_connect(int fd, int timeout_ms, ccpw_node_fn on_node, void *user_data, char *err,
@@ -403,17 +462,15 @@ ccpw_core *ccpw_connect(int fd, int timeout_ms, ccpw_node_fn on_node, void *user
         say(err, errlen, "out of memory%s%s", NULL, 0);
         return NULL;
     }
+    if (shared_acquire(err, errlen) != 0) {
+        free(c);
+        return NULL;
+    }
     pthread_mutex_init(&c->lock, NULL);
     c->on_node = on_node;
     c->user_data = user_data;
-    c->loop = pw.pw_thread_loop_new("camcore-pipewire", NULL);
-    if (!c->loop)
-        goto fail_loop;
-    c->context = pw.pw_context_new(pw.pw_thread_loop_get_loop(c->loop), NULL, 0);
-    if (!c->context)
-        goto fail_context;
-    if (pw.pw_thread_loop_start(c->loop) < 0)
-        goto fail_start;
+    c->loop = shared.loop;
+    c->context = shared.context;
     pw.pw_thread_loop_lock(c->loop);
     c->core = fd >= 0 ? pw.pw_context_connect_fd(c->context, fd, NULL, 0)
                       : pw.pw_context_connect(c->context, NULL, 0);
@@ -421,7 +478,10 @@ ccpw_core *ccpw_connect(int fd, int timeout_ms, ccpw_node_fn on_node, void *user
         r = -errno;
         pw.pw_thread_loop_unlock(c->loop);
         say(err, errlen, "cannot connect to the PipeWire daemon%s: %s", NULL, r);
-        goto fail_connect;
+        shared_release();
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+        return NULL;
     }
     c->alive = 1;
     pw_core_add_listener(c->core, &c->core_listener, &core_events, c);
@@ -435,19 +495,6 @@ ccpw_core *ccpw_connect(int fd, int timeout_ms, ccpw_node_fn on_node, void *user
         return NULL;
     }
     return c;
-
-fail_connect:
-    pw.pw_thread_loop_stop(c->loop);
-fail_start:
-    pw.pw_context_destroy(c->context);
-fail_context:
-    pw.pw_thread_loop_destroy(c->loop);
-fail_loop:
-    if (err && errlen && !err[0])
-        say(err, errlen, "cannot start a PipeWire loop%s%s", NULL, 0);
-    pthread_mutex_destroy(&c->lock);
-    free(c);
-    return NULL;
 }
 
 void ccpw_core_destroy(ccpw_core *c)
@@ -461,9 +508,7 @@ void ccpw_core_destroy(ccpw_core *c)
         pw.pw_proxy_destroy((struct pw_proxy *)c->registry);
     pw.pw_core_disconnect(c->core);
     pw.pw_thread_loop_unlock(c->loop);
-    pw.pw_thread_loop_stop(c->loop);
-    pw.pw_context_destroy(c->context);
-    pw.pw_thread_loop_destroy(c->loop);
+    shared_release();
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -1026,7 +1071,8 @@ ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t node_id
     const struct spa_pod *params[1];
     struct spa_pod_frame f;
     struct pw_properties *props;
-    int waited = 0, r;
+    int64_t end = now_ms() + timeout_ms;
+    int r;
     uint32_t spa = spa_of(fourcc);
 
     if (swaps_rgb(c, node_id))
@@ -1093,12 +1139,8 @@ ccpw_stream *ccpw_stream_open(ccpw_core *c, const char *target, uint32_t node_id
         ccpw_stream_free(s);
         return NULL;
     }
-    while (!s->format_set && !s->failed && c->alive) {
-        if (waited >= timeout_ms)
-            break;
+    while (!s->format_set && !s->failed && c->alive && now_ms() < end)
         pw.pw_thread_loop_timed_wait(c->loop, 1);
-        waited += 1000;
-    }
     pw.pw_thread_loop_unlock(c->loop);
     if (!s->format_set) {
         if (s->failed)
