@@ -494,7 +494,13 @@ typedef enum camcore_device_type {
     /** Plugged in (USB or other removable bus), or not known. */
     CAMCORE_DEVICE_TYPE_EXTERNAL = 1,
     /** Software: the synthetic camera, vivid, v4l2loopback. */
-    CAMCORE_DEVICE_TYPE_VIRTUAL = 2
+    CAMCORE_DEVICE_TYPE_VIRTUAL = 2,
+    /** An infrared camera beside a colour one on the same USB device (S44:
+     *  a capture node offering only greyscale or depth formats, as
+     *  face-login cameras have). Listed after the colour cameras; default
+     *  selection, flip, session fallback and "the first camera" never pick
+     *  it; an app opens it by its id. \since 0.2 */
+    CAMCORE_DEVICE_TYPE_INFRARED = 3
 } camcore_device_type;
 
 /**
@@ -1839,7 +1845,7 @@ typedef struct camcore_session camcore_session;
 typedef struct camcore_session_config {
     /** sizeof(camcore_session_config). */
     uint32_t struct_size;
-    /** The device to use (copied), or NULL for the first listed device. */
+    /** The device to use (copied), or NULL for the first listed device that is not an infrared camera (S44). */
     const char *device_id;
     /** The preferred setting; when the camera turns on, negotiation (S6, see
      *  camcore_manager_negotiate()) picks the device's format nearest to

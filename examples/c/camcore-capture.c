@@ -217,6 +217,7 @@ static const char *type_name(int32_t type)
     case CAMCORE_DEVICE_TYPE_BUILTIN: return "builtin";
     case CAMCORE_DEVICE_TYPE_EXTERNAL: return "external";
     case CAMCORE_DEVICE_TYPE_VIRTUAL: return "virtual";
+    case CAMCORE_DEVICE_TYPE_INFRARED: return "infrared";
     default: return "?";
     }
 }
@@ -306,7 +307,8 @@ static void print_devices(camcore_manager *manager, const camcore_device_list *l
 }
 
 /* The camera to use: --device (matched by id or node), else the first real
- * camera, else the synthetic one (listed last). NULL if the list is empty. */
+ * camera that is not an infrared one (S44), else the synthetic one (listed
+ * last). NULL if the list is empty. */
 static const camcore_device_info *pick_device(const camcore_device_list *list,
                                               const char *wanted)
 {
@@ -318,7 +320,7 @@ static const camcore_device_info *pick_device(const camcore_device_list *list,
         if (wanted != NULL) {
             if (strcmp(d->id, wanted) == 0 || strcmp(d->node, wanted) == 0)
                 return d;
-        } else if (!(d->flags & CAMCORE_DEVICE_SYNTHETIC)) {
+        } else if (!(d->flags & CAMCORE_DEVICE_SYNTHETIC) && d->type != CAMCORE_DEVICE_TYPE_INFRARED) {
             return d;
         }
     }

@@ -123,7 +123,7 @@ def main(argv=None) -> int:
             tag = " [synthetic]" if d.synthetic else ""
             print(f"  {d.id}  {d.name!r}  node={d.node} driver={d.driver} type={d.type}"
                   f" position={d.position}{tag}")
-        real = [d for d in devices if not d.synthetic]
+        real = [d for d in devices if not d.synthetic and d.type != "infrared"]  # S44
         if args.device:
             dev = next((d for d in devices if d.id == args.device), None)
             if dev is None:

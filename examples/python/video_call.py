@@ -69,7 +69,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     # listed after any real ones; real cameras are used first.
     with camcore.Manager(synthetic=2) as m:
         devices = m.devices()
-        real = [d for d in devices if not d.synthetic and not d.unavailable_reason]
+        real = [d for d in devices if not d.synthetic and not d.unavailable_reason and d.type != "infrared"]
         first = (real or devices)[0]
         sink, preview = Counter(), Counter()
         selected: List[str] = []

@@ -40,7 +40,7 @@ def pick_device(m: camcore.Manager, wanted: Optional[str]) -> camcore.DeviceInfo
             if wanted in (d.id, d.node):
                 return d
         raise SystemExit(f"no camera {wanted!r}; cameras: {', '.join(d.id for d in devices)}")
-    real = [d for d in devices if not d.synthetic and not d.unavailable_reason]
+    real = [d for d in devices if not d.synthetic and not d.unavailable_reason and d.type != "infrared"]
     if real:
         return real[0]
     print("No camera found: using camcore's synthetic camera (moving test pattern).")

@@ -12,7 +12,8 @@
 const char list_usage[] =
     "usage: " PROGRAM " list [--all | --present] [--json]\n"
     "\n"
-    "Lists the cameras: index, id, name, type (builtin, external, virtual),\n"
+    "Lists the cameras: index, id, name, type (builtin, external, virtual,\n"
+    "infrared: an IR camera beside a colour one, listed after them),\n"
     "position (front, back, external, unknown), node and backend, and the ids\n"
     "the camera also has in other backends (\"also:\"); a camera another program\n"
     "holds is marked \"busy: held by COMMAND (pid N)\". Only video\n"

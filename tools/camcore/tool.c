@@ -202,6 +202,7 @@ const char *type_name(int32_t type)
     case CAMCORE_DEVICE_TYPE_BUILTIN: return "builtin";
     case CAMCORE_DEVICE_TYPE_EXTERNAL: return "external";
     case CAMCORE_DEVICE_TYPE_VIRTUAL: return "virtual";
+    case CAMCORE_DEVICE_TYPE_INFRARED: return "infrared";
     default: return "unknown";
     }
 }
@@ -389,7 +390,13 @@ const camcore_device_info *resolve_device(struct devices *d, const char *spec)
         if (d->synthetic_only && !g_json)
             fprintf(stderr, PROGRAM ": no camera found; using camcore's synthetic camera "
                             "(a test pattern)\n");
-        return d->shown[0];
+        /* Never an infrared camera (S44): those are listed after the
+         * colour ones and opened by naming them. */
+        for (i = 0; i < d->count; i++)
+            if (d->shown[i]->type != CAMCORE_DEVICE_TYPE_INFRARED)
+                return d->shown[i];
+        errorf("only an infrared camera was found (%s); name it to use it", d->shown[0]->id);
+        return NULL;
     }
     if (parse_u32(spec, &index) == 0) {
         if (index < d->count)

@@ -7,6 +7,11 @@ public enum DeviceType: Int32, Sendable {
     case external = 1
     /// Software: the synthetic camera, vivid, v4l2loopback.
     case virtual = 2
+    /// An infrared camera beside a colour one on the same USB device (S44:
+    /// a capture node offering only greyscale/depth formats, as face-login
+    /// cameras have): listed after the colour cameras and never picked by
+    /// default selection, flip, session fallback or "the first camera".
+    case infrared = 3
 }
 
 /// Where a camera faces (SPEC S2): from V4L2_CID_CAMERA_ORIENTATION when

@@ -266,7 +266,22 @@ public final class Manager: @unchecked Sendable {
     /// A camera several sources reach is listed once (S42), as the device
     /// the others wrap, with their ids in `otherIDs`.
     public func devices() -> [DeviceInfo] {
-        Manager.listedOnce(sources.flatMap { $0.devices() })
+        Manager.colourFirst(Manager.listedOnce(sources.flatMap { $0.devices() }))
+    }
+
+    /// S44: infrared cameras after the colour ones (the synthetic cameras,
+    /// asked for, stay last), each group in its order.
+    static func colourFirst(_ all: [DeviceInfo]) -> [DeviceInfo] {
+        guard all.contains(where: { $0.type == .infrared }) else { return all }
+        return all.filter { $0.type != .infrared && !$0.isSynthetic } + all.filter { $0.type == .infrared }
+            + all.filter(\.isSynthetic)
+    }
+
+    /// The camera camcore picks when the app names none (S44: never an
+    /// infrared one): the first listed that is not infrared; nil when there
+    /// is none.
+    public static func defaultDevice(among all: [DeviceInfo]) -> DeviceInfo? {
+        all.first { $0.type != .infrared }
     }
 
     /// S42, one camera one entry: an entry that wraps another listed entry

@@ -24,6 +24,11 @@ struct UdevNode {
     var v4lCapabilities: String? = nil
     /// sysfs `name` (the card name), readable without opening the node.
     var name: String? = nil
+    /// The sysfs path of the USB device the node sits on; nil off USB.
+    var usbDevice: String? = nil
+    /// udev's ID_USB_INTERFACE_NUM: the node's function on its USB device
+    /// ("00"; a second camera function, e.g. an IR one, has another).
+    var usbInterface: String? = nil
 }
 
 /// libudev enumeration of the "video4linux" subsystem.
@@ -66,6 +71,31 @@ enum UdevDevices {
         return describe(dev)
     }
 
+    /// The device nodes of the video4linux devices on the USB device at
+    /// sysfs path `usbDevice`, ready in udev or not (a sibling function
+    /// probed while udev still handles the others), in node order.
+    static func videoNodes(onUSBDevice usbDevice: String) -> [String] {
+        guard let udev = udev_new() else { return [] }
+        defer { udev_unref(udev) }
+        guard let parent = udev_device_new_from_syspath(udev, usbDevice) else { return [] }
+        defer { udev_device_unref(parent) }
+        guard let en = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(en) }
+        udev_enumerate_add_match_subsystem(en, "video4linux")
+        udev_enumerate_add_match_parent(en, parent)
+        udev_enumerate_scan_devices(en)
+        var out: [String] = []
+        var entry = udev_enumerate_get_list_entry(en)
+        while let e = entry {
+            if let sp = udev_list_entry_get_name(e), let dev = udev_device_new_from_syspath(udev, sp) {
+                if let dn = udev_device_get_devnode(dev) { out.append(String(cString: dn)) }
+                udev_device_unref(dev)
+            }
+            entry = udev_list_entry_get_next(e)
+        }
+        return out.sorted(by: nodeOrder)
+    }
+
     /// udevd keeps its database under /run/udev; without it (containers)
     /// devices are never marked initialized.
     static var udevRunning: Bool { access("/run/udev/control", F_OK) == 0 }
@@ -91,9 +121,11 @@ enum UdevDevices {
             idPath: prop("ID_PATH"), usbVendorID: 0, usbProductID: 0, removable: nil, isUSB: false)
         node.v4lCapabilities = prop("ID_V4L_CAPABILITIES")
         node.name = attr(dev, "name")
+        node.usbInterface = prop("ID_USB_INTERFACE_NUM")
         // The parent is owned by the child device: no unref.
         if let usb = udev_device_get_parent_with_subsystem_devtype(dev, "usb", "usb_device") {
             node.isUSB = true
+            node.usbDevice = String(cString: udev_device_get_syspath(usb))
             node.usbVendorID = UInt16(attr(usb, "idVendor") ?? "", radix: 16) ?? 0
             node.usbProductID = UInt16(attr(usb, "idProduct") ?? "", radix: 16) ?? 0
             node.removable = attr(usb, "removable")

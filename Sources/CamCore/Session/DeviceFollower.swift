@@ -33,8 +33,10 @@ final class DeviceFollower: @unchecked Sendable {
 
     /// S19: the camera facing the other way (front <-> back), else the
     /// next camera in `all` (list order); nil when there is no other camera.
-    func flipTarget(among all: [DeviceInfo]) -> DeviceInfo? {
+    /// Never an infrared camera (S44).
+    func flipTarget(among listed: [DeviceInfo]) -> DeviceInfo? {
         let current = device
+        let all = listed.filter { $0.type != .infrared }
         let others = all.filter { $0.id != current?.id }
         guard !others.isEmpty else { return nil }
         var target: DeviceInfo?
@@ -83,13 +85,14 @@ final class DeviceFollower: @unchecked Sendable {
     }
 
     /// udev: `d` was added. Announces it; returns true when the session
-    /// should switch to it: it has no device, or `d` is the one lost last
-    /// and returning to it is on (checked after the announcement).
+    /// should switch to it: it has no device (and `d` is no infrared
+    /// camera, S44), or `d` is the one lost last and returning to it is on
+    /// (checked after the announcement).
     func added(_ d: DeviceInfo, announce: (SessionEvent) -> Void) -> Bool {
         announcedGone.remove(d.id)
         announce(.connected(d))
         let back = returnsToReconnectedDevice && d.id == lostDeviceID
-        guard device == nil || back else { return false }
+        guard (device == nil && d.type != .infrared) || back else { return false }
         lostDeviceID = nil
         return true
     }
@@ -97,10 +100,11 @@ final class DeviceFollower: @unchecked Sendable {
     /// The device in use is gone (S25): remembers it to return to (the one
     /// the app was using, not a stand-in selected after it vanished: several
     /// cameras may go at once, e.g. a hub) and gives the stand-in from
-    /// `available`; with none, the session has no device.
+    /// `available` (never an infrared camera, S44); with none, the session
+    /// has no device.
     func lost(_ gone: DeviceInfo, available: [DeviceInfo]) -> DeviceInfo? {
         if lostDeviceID == nil { lostDeviceID = gone.id }
-        let next = available.first { $0.id != gone.id }
+        let next = available.first { $0.id != gone.id && $0.type != .infrared }
         if next == nil { device = nil }
         return next
     }

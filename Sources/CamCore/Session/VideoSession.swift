@@ -139,7 +139,7 @@ public final class VideoSession: @unchecked Sendable {
         // deinit runs and ends the camera queue.
         if let deviceID {
             follower.use(try manager.device(id: deviceID))
-        } else if let first = manager.devices().first {
+        } else if let first = Manager.defaultDevice(among: manager.devices()) {
             follower.use(first)
         }
         publish()

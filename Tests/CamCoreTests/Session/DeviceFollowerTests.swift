@@ -23,6 +23,46 @@ struct DeviceFollowerTests {
         #expect(DeviceFollower(device: nil).flipTarget(among: []) == nil)
     }
 
+    static func ir(_ id: String) -> DeviceInfo {
+        DeviceInfo(id: id, name: id, node: "/dev/\(id)", busInfo: id, driver: "uvcvideo", type: .infrared, position: .front)
+    }
+
+    @Test func test_S44_flip_fallback_and_arrival_never_pick_an_infrared_camera() {
+        let colour = Self.d("c", .front), ir = Self.ir("i"), ext = Self.d("x", .external)
+        // Flip from the colour camera: the IR one faces the same way and is
+        // next in list order, and is still never the target.
+        #expect(DeviceFollower(device: colour).flipTarget(among: [colour, ir]) == nil)
+        #expect(DeviceFollower(device: colour).flipTarget(among: [colour, ir, ext])?.id == "x")
+        #expect(DeviceFollower(device: ext).flipTarget(among: [colour, ir, ext])?.id == "c")
+        // An app that chose the IR camera flips to a colour one.
+        #expect(DeviceFollower(device: ir).flipTarget(among: [colour, ir])?.id == "c")
+        // The colour camera is lost: the stand-in is not the IR one.
+        let f = DeviceFollower(device: colour)
+        #expect(f.lost(colour, available: [colour, ir]) == nil && f.device == nil)
+        #expect(DeviceFollower(device: colour).lost(colour, available: [ir, ext])?.id == "x")
+        // No device: an arriving IR camera is announced, not switched to.
+        let none = DeviceFollower(device: nil)
+        var told: [String] = []
+        #expect(!none.added(ir, announce: { if case .connected(let d) = $0 { told.append(d.id) } }))
+        #expect(none.added(ext, announce: { if case .connected(let d) = $0 { told.append(d.id) } }))
+        #expect(told == ["i", "x"])
+    }
+
+    @Test func test_S44_listing_puts_infrared_after_colour_and_default_skips_it() {
+        let colour = Self.d("c", .front), ir = Self.ir("i"), ext = Self.d("x", .external)
+        var synth = Self.d("synthetic:0")
+        synth.isSynthetic = true
+        synth.type = .virtual
+        #expect(Manager.colourFirst([ir, colour, ext, synth]).map(\.id) == ["c", "x", "i", "synthetic:0"])
+        #expect(Manager.colourFirst([colour, ext]).map(\.id) == ["c", "x"])
+        #expect(Manager.defaultDevice(among: [ir, colour])?.id == "c")
+        #expect(Manager.defaultDevice(among: [ir]) == nil)
+        #expect(Manager.defaultDevice(among: []) == nil)
+        #expect(DeviceEnumerator.isGreyscaleOrDepth(.grey) && DeviceEnumerator.isGreyscaleOrDepth(FourCC("Z16 ")))
+        #expect(DeviceEnumerator.isGreyscaleOrDepth(FourCC(bigEndian: "Y16 ")))
+        #expect(!DeviceEnumerator.isGreyscaleOrDepth(.yuyv) && !DeviceEnumerator.isGreyscaleOrDepth(.mjpeg))
+    }
+
     @Test func test_S18_S19_switch_preference_keeps_size_and_rate() {
         let base = CapturePreference(width: 640, height: 480, minRate: FrameRate(15), maxRate: FrameRate(30))
         let f = CaptureFormat(fourcc: .yuyv, width: 320, height: 240, strides: [], frameBytes: 0,

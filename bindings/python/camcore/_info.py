@@ -35,8 +35,9 @@ class DeviceInfo:
     name: display name; node: "/dev/videoN" or "synthetic"; bus_info, driver:
     as V4L2 reports; usb_vendor_id/usb_product_id: 0 where unknown; flags:
     DEVICE_* bits; device_caps: V4L2_CAP_* bits (0 for synthetic); type:
-    'builtin' | 'external' | 'virtual'; position: 'unknown' | 'front' |
-    'back' | 'external'.
+    'builtin' | 'external' | 'virtual' | 'infrared' (S44: an IR camera beside
+    a colour one, listed after the colour cameras and never picked by
+    default); position: 'unknown' | 'front' | 'back' | 'external'.
     """
     id: str
     name: str

@@ -356,7 +356,8 @@ class Manager:
                 return_to_reconnected_device: bool = True,
                 output_size: Optional[Tuple[int, int]] = None, stall_restart: Optional[float] = 3.0,
                 stall_restart_tries: int = 3) -> Session:
-        """A video session on device_id (None: the first listed device) with the
+        """A video session on device_id (None: the first listed device that is not an
+        infrared camera, S44) with the
         preferred setting width x height at min_fps..max_fps and the output format
         (S6, S8); output_size=(w, h) delivers every frame of the session (previews
         and transmission) at that size (S38, needs output; as Capturer.start()).

@@ -70,7 +70,7 @@ E_BANDWIDTH = -13
 
 # Range kinds, device types, positions, flags.
 RANGE_DISCRETE, RANGE_STEPWISE, RANGE_CONTINUOUS, RANGE_UNKNOWN = 0, 1, 2, 3
-DEVICE_TYPE_BUILTIN, DEVICE_TYPE_EXTERNAL, DEVICE_TYPE_VIRTUAL = 0, 1, 2
+DEVICE_TYPE_BUILTIN, DEVICE_TYPE_EXTERNAL, DEVICE_TYPE_VIRTUAL, DEVICE_TYPE_INFRARED = 0, 1, 2, 3
 POSITION_UNKNOWN, POSITION_FRONT, POSITION_BACK, POSITION_EXTERNAL = 0, 1, 2, 3
 DEVICE_MULTIPLANAR = 0x1
 DEVICE_SYNTHETIC = 0x2
@@ -86,7 +86,7 @@ ADJUSTED_FORMAT = 0x4
 FOURCC_NATIVE = 0
 
 RANGE_NAMES = {0: "discrete", 1: "stepwise", 2: "continuous", 3: "unknown"}
-TYPE_NAMES = {0: "builtin", 1: "external", 2: "virtual"}
+TYPE_NAMES = {0: "builtin", 1: "external", 2: "virtual", 3: "infrared"}
 POSITION_NAMES = {0: "unknown", 1: "front", 2: "back", 3: "external"}
 
 U32_MAX = 0xFFFFFFFF

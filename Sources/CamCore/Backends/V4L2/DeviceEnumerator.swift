@@ -106,8 +106,10 @@ enum DeviceEnumerator {
             return .hidden(d)
         }
         guard V4L2Query.hasPixelFormat(node, type: type) else { return .notCapture }
-        let devType = deviceType(driver: caps.driver, udev: u)
-        let position = V4L2Query.orientation(node) ?? defaultPosition(devType)
+        let usbType = deviceType(driver: caps.driver, udev: u)
+        // A face-login IR camera faces where its colour twin does.
+        let position = V4L2Query.orientation(node) ?? defaultPosition(usbType)
+        let devType = isInfrared(node, type: type, udev: u) ? .infrared : usbType
         var d = DeviceInfo(
             id: stableID(u, busInfo: caps.busInfo), name: caps.card, node: u.devnode,
             busInfo: caps.busInfo, driver: caps.driver, usbVendorID: u.usbVendorID,
@@ -117,6 +119,39 @@ enum DeviceEnumerator {
         d.rotation = V4L2Query.sensorRotation(node)   // S45
         return .device(d)
     }
+
+    /// S44: the node offers only greyscale or depth formats and sits on a
+    /// USB device that also has a colour capture node (face-login cameras
+    /// are one USB device with two camera functions). A greyscale camera
+    /// alone (machine vision) is a camera like any other.
+    static func isInfrared(_ node: V4L2Node, type: UInt32, udev u: UdevNode) -> Bool {
+        guard let usb = u.usbDevice else { return false }
+        let formats = V4L2Query.pixelFormats(node, type: type)
+        guard !formats.isEmpty, formats.allSatisfy({ isGreyscaleOrDepth($0.fourcc) }) else { return false }
+        return UdevDevices.videoNodes(onUSBDevice: usb).contains { path in
+            guard path != u.devnode else { return false }
+            return offersColour(path)
+        }
+    }
+
+    /// The node at `path` is a capture node (not a media pipeline's) with
+    /// at least one format that is not greyscale or depth.
+    static func offersColour(_ path: String) -> Bool {
+        guard let node = try? V4L2Node(path: path, wrap: false) else { return false }
+        defer { node.close() }
+        guard let caps = try? V4L2Query.capabilities(node), V4L2Query.isVideoCapture(caps.deviceCaps),
+              !V4L2Query.isMediaControllerCentric(caps.deviceCaps) else { return false }
+        return V4L2Query.pixelFormats(node, type: V4L2Query.bufferType(caps.deviceCaps))
+            .contains { !isGreyscaleOrDepth($0.fourcc) }
+    }
+
+    /// Luma-only and depth pixel formats (S44): what IR and depth camera
+    /// functions offer (GREY, Y10, Y12, Y16, the packed and interleaved
+    /// forms, Z16).
+    static func isGreyscaleOrDepth(_ f: FourCC) -> Bool { greyscaleAndDepth.contains(f.rawValue) }
+    private static let greyscaleAndDepth: Set<UInt32> = Set(
+        ["GREY", "Y04 ", "Y06 ", "Y10 ", "Y12 ", "Y14 ", "Y16 ", "Y10B", "Y10P", "Y12P", "Y14P", "Y8I ",
+         "Y12I", "Y16I", "Z16 ", "INVZ"].map { FourCC($0).rawValue } + [FourCC(bigEndian: "Y16 ").rawValue])
 
     /// Why a media-controller-centric node (V4L2_CAP_IO_MC) is no camera (S40).
     static let mediaPipelineReason =
@@ -129,7 +164,10 @@ enum DeviceEnumerator {
     static func stableID(_ u: UdevNode, busInfo: String) -> String {
         let base: String
         if u.idSerialShort != nil, let s = u.idSerial {
-            base = "serial-" + s
+            // The serial names the USB device: a second camera function on
+            // it (an IR camera, S44) adds its interface number.
+            let function = u.usbInterface.map { $0 == "00" ? "" : "-if" + $0 } ?? ""
+            base = "serial-" + s + function
         } else if let p = u.idPath {
             // Several devices of one parent share ID_PATH (vivid instances,
             // multi-function boards); the sysfs name tells them apart. Both
@@ -155,6 +193,7 @@ enum DeviceEnumerator {
         case .builtin: return .front
         case .external: return .external
         case .virtual: return .unknown
+        case .infrared: return .front
         }
     }
 }
