@@ -722,3 +722,43 @@ def test_S27_cli_controls_on_the_uvc_camera(uvc_cam):
         assert r.returncode == 2 and "minimum -64, maximum 64" in r.stderr, r.stderr
     finally:
         _tool("controls", node, "--set", "brightness=0", "--set", "white_balance_automatic=1")
+
+
+def test_S44_an_ir_twin_is_listed_after_the_colour_camera_and_never_picked(uvc_cams, camcore):
+    """A face-login camera: one USB device with a colour function and a
+    GREY-only one (uvccam --ir), beside the module's plain camera. The IR
+    node is type infrared, listed after every colour camera; a session with
+    no device takes a colour camera, flips never land on the IR one, and the
+    CLI's default camera is a colour one."""
+    cam = uvc_cams(serial="IRCAM1", ir=True)
+    bus = v4l.querycap(cam.capture).bus_info
+    with camcore.Manager(backend="v4l2") as m:
+        listed = m.devices()
+        print("MEASURED S44 listing:", [(d.id, d.node, d.type, d.bus_info) for d in listed])
+        twin = [d for d in listed if d.bus_info == bus]
+        assert [(d.node, d.type) for d in twin] == [(cam.capture, "external"), (cam.ir_capture, "infrared")], twin
+        colour, ir = twin
+        assert ir.id != colour.id, ir.id
+        assert all(listed.index(ir) > i for i, d in enumerate(listed) if d.type != "infrared"), listed
+        assert {f.fourcc for f in m.formats(ir.id)} == {"GREY"}, m.formats(ir.id)
+        colours = [d.id for d in listed if d.type != "infrared"]
+        frames, used = [], []
+        with m.session(width=640, height=480) as s:
+            assert s.state.device_id == colours[0], (s.state, colours)
+            pid = s.add_preview(lambda f: frames.append((f.fourcc, f.width, f.height)))
+            uvc.wait_for(lambda: len(frames) >= 2, 30, "preview frames")
+            for _ in range(len(colours) + 1):
+                try:
+                    s.flip()
+                except camcore.NoDeviceError:
+                    assert len(colours) == 1, colours   # only with no other colour camera
+                used.append(s.state.device_id)
+            assert ir.id not in used and s.state.camera_on, (used, s.state)
+            s.remove_preview(pid)
+        print("MEASURED S44 session: first", colours[0], "flips", used, "frames", frames[:2])
+    r = _tool("--json", "list")
+    assert r.returncode == 0, r.stderr
+    cli = [(d["node"], d["type"]) for d in json.loads(r.stdout)["devices"] if d["bus_info"] == bus]
+    assert cli == [(cam.capture, "external"), (cam.ir_capture, "infrared")], cli
+    r = _tool("--json", "formats")        # no DEVICE: the first camera, never the IR one
+    assert r.returncode == 0 and "GREY" not in r.stdout, r.stdout + r.stderr

@@ -178,3 +178,121 @@ def test_S22_uvc_start_stop_cycles_keep_the_camera(uvc_cam):
     deferred = open(uvc_cam.log_path).read().count("before its submit: deferred") - log_before
     uvc.record("uvc start/stop cycles (v4l2-ctl, 3 frames each)", cycles=cycles, seconds=took,
                unlinks_ahead_of_submit=deferred)
+
+
+def _bus_info_d(node):
+    """The bus info `v4l2-ctl -D` prints for node."""
+    out = v4l.v4l2_ctl("-d", node, "-D")
+    m = re.search(r"^\s*Bus info\s*:\s*(\S+)\s*$", out, re.M)
+    assert m, out
+    return m.group(1)
+
+
+def _sizes(fmt):
+    return [(s.kind, s.width, s.height, s.rate_kind, [float(x) for x in s.fps]) for s in fmt.sizes]
+
+
+def test_S44_uvc_ir_function_is_a_greyscale_node_on_the_same_usb_device(uvc_cams):
+    """uvccam --ir: one USB device with two video functions (interfaces 0/1 colour,
+    2/3 infrared), as face-login laptop cameras have. uvcvideo binds each
+    VideoControl interface as a device of its own: two capture nodes with the same
+    bus info, the colour one YUYV+MJPG, the IR one GREY 640x480 only."""
+    cam = uvc_cams(serial="UVCIR01", ir=True)
+    uvc.record("uvc --ir camera setup (colour + IR nodes ready)", seconds=cam.setup_s)
+    nodes = [cam.capture, cam.meta, cam.ir_capture, cam.ir_meta]
+    assert len(set(nodes)) == 4, nodes
+    ir_listing = v4l.v4l2_ctl("-d", cam.ir_capture, "--list-formats-ext")
+    print(f"IR node {cam.ir_capture} --list-formats-ext:\n{ir_listing}")
+    bus = f"usb-vhci_hcd.0-{cam.port + 1}"
+    seen = {n: (_bus_info_d(n), v4l.querycap(n)) for n in nodes}
+    assert all(b == bus and c.bus_info == bus and c.driver == "uvcvideo" for b, c in seen.values()), seen
+    # uvcvideo names each function "<product>: <IAD iFunction>", cut to 31 characters.
+    assert seen[cam.capture][1].card == f"{uvc.PRODUCT}: {uvc.PRODUCT}"[:31], seen
+    assert seen[cam.ir_capture][1].card == f"{uvc.PRODUCT}: {uvc.IR_FUNCTION}"[:31], seen
+    # Exactly two capture nodes on this USB device (and two metadata nodes).
+    on_device = {n.devnode: n.caps for n in v4l.v4l_nodes() if n.caps and n.caps.bus_info == bus}
+    captures = sorted(n for n, c in on_device.items() if c.device_caps & v4l.V4L2_CAP_VIDEO_CAPTURE)
+    metas = sorted(n for n, c in on_device.items() if c.device_caps & v4l.V4L2_CAP_META_CAPTURE)
+    assert captures == sorted([cam.capture, cam.ir_capture]), (captures, on_device)
+    assert metas == sorted([cam.meta, cam.ir_meta]), (metas, on_device)
+    # The colour function is the same as without --ir; the IR one is greyscale only.
+    colour = v4l.list_formats_ext(cam.capture)
+    assert [f.fourcc_text for f in colour] == ["YUYV", "MJPG"], colour
+    for f in colour:
+        want = [("discrete", w, h, "discrete", [float(r) for r in rates]) for w, h, rates in uvc.FORMATS[f.fourcc_text]]
+        assert _sizes(f) == want, (f.fourcc_text, _sizes(f))
+    ir = v4l.list_formats_ext(cam.ir_capture)
+    assert [f.fourcc_text for f in ir] == ["GREY"], ir_listing
+    want = [("discrete", w, h, "discrete", [float(r) for r in rates]) for w, h, rates in uvc.IR_FORMATS["GREY"]]
+    assert _sizes(ir[0]) == want, ir_listing
+    # Its camera terminal has no controls; the colour function keeps all of its own.
+    assert _ctrls(cam.ir_capture) == {}, _ctrls(cam.ir_capture)
+    assert "brightness" in _ctrls(cam.capture)
+    # udev: both are the same USB camera.
+    for n in (cam.capture, cam.ir_capture):
+        props = subprocess.run(["udevadm", "info", "-q", "property", "-n", n], capture_output=True, text=True).stdout
+        assert f"ID_VENDOR_ID={uvc.VID:04x}" in props and "ID_SERIAL_SHORT=UVCIR01" in props, (n, props)
+    # A surprise unplug takes all four nodes; a replug brings both functions back.
+    gone = cam.unplug()
+    assert not any(os.path.exists(n) for n in nodes), nodes
+    back = cam.plug()
+    uvc.record("uvc --ir surprise unplug -> 4 nodes gone; replug -> colour + IR ready", gone_s=gone, back_s=back)
+    assert [f.fourcc_text for f in v4l.list_formats_ext(cam.ir_capture)] == ["GREY"]
+    assert [f.fourcc_text for f in v4l.list_formats_ext(cam.capture)] == ["YUYV", "MJPG"]
+
+
+def _ir_frames(cam, count, tmp_path, name):
+    to = str(tmp_path / name)
+    fps, out = uvc.v4l2_stream(cam.ir_capture, "GREY", 640, 480, count, to=to)
+    data = open(to, "rb").read()
+    size = 640 * 480
+    assert len(data) == size * count, (len(data), out[-1500:])
+    assert f"bytesused: {size}" in out, out[-1500:]
+    counters = [uvc.grey_counter(data[i * size:(i + 1) * size], 640) for i in range(count)]
+    assert all(b > a for a, b in zip(counters, counters[1:])), counters
+    uvc.check_bars(data[(480 - 1) * 640:480 * 640], 640, what="GREY last row")
+    return fps, counters
+
+
+@pytest.mark.parametrize("transport", ["bulk", "iso"])
+def test_S44_uvc_ir_function_streams_grey(uvc_cams, transport, tmp_path):
+    """The IR function streams GREY 640x480 frames on its own bulk endpoint 0x82,
+    alone and while the colour function streams YUYV at the same time (over its
+    bulk endpoint, or its isochronous alternate settings with --iso)."""
+    cam = uvc_cams(serial="UVCIR02", ir=True, iso=transport == "iso")
+    fps, counters = _ir_frames(cam, 3, tmp_path, "ir.raw")
+    st = cam.status()
+    assert st["ir_streaming"] == "0" and int(st["ir_frames"]) >= 3 and st["frames"] == "0", st
+    uvc.record(f"uvc --ir ({transport}) GREY 640x480 v4l2-ctl --stream-mmap", fps=fps, frames=3)
+    # Both functions at once: each has its own probe/commit, URB queue and stream.
+    # 90 colour frames (3 s at 30 fps) so the IR capture runs inside them.
+    n, size = 90, 640 * 480 * 2
+    colour_to = str(tmp_path / "colour.raw")
+    args = ["v4l2-ctl", "-d", cam.capture, "-v", "width=640,height=480,pixelformat=YUYV",
+            "--stream-mmap", f"--stream-count={n}", f"--stream-to={colour_to}"]
+    colour = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        uvc.wait_for(lambda: int(cam.status()["frames"]) > 0 or colour.poll() is not None, 30,
+                     lambda: f"the colour stream to start: {cam.status()}")
+        before = cam.status()
+        _, counters = _ir_frames(cam, 6, tmp_path, "ir2.raw")
+        during = cam.status()
+        out, _ = colour.communicate(timeout=120)
+    finally:
+        if colour.poll() is None:
+            colour.kill()
+            colour.wait()
+    assert colour.returncode == 0, out[-2000:]
+    # the colour stream ran all through the IR capture
+    assert before["streaming"] == during["streaming"] == "1", (before, during)
+    assert int(during["frames"]) > int(before["frames"]), (before, during)
+    data = open(colour_to, "rb").read()
+    assert len(data) == size * n, (len(data), out[-1500:])
+    got = [uvc.yuyv_counter(data[i * size:(i + 1) * size], 640) for i in range(n)]
+    assert all(b > a for a, b in zip(got, got[1:])), got
+    uvc.check_bars(data[(480 - 1) * size // 480:480 * size // 480:2], 640, what="YUYV last row (with IR streaming)")
+    st = cam.status()
+    assert st["streaming"] == "0" and st["ir_streaming"] == "0" and st["alt"] == "0", st
+    assert int(st["ir_frames"]) >= 9 and int(st["frames"]) >= n, st
+    dmesg = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    assert "cannot find a urb" not in dmesg

@@ -31,6 +31,11 @@ FORMATS = {
     "YUYV": [(640, 480, [30, 20, 15, 10, 5]), (1280, 720, [10, 5]), (1920, 1080, [5])],
     "MJPG": [(640, 480, [30, 20, 15, 10]), (1280, 720, [30, 20, 15, 10]), (1920, 1080, [30, 20, 15, 10])],
 }
+# The IR function of `UvcCam(ir=True)` (uvccam --ir): interfaces 2/3 of the same
+# USB device, greyscale only, its IAD's iFunction names it.
+IR_FORMATS = {"GREY": [(640, 480, [30, 15])]}
+IR_FUNCTION = "IR Camera"
+IR_INTERFACE = "1.2"    # config 1, interface 2: the IR VideoControl interface uvcvideo binds
 VID, PID = 0x1D6B, 0x0102
 PRODUCT = "UVC Test Camera"
 # 75% colour bars in BT.601 limited-range luma as uvccam draws them.
@@ -97,11 +102,20 @@ def wait_for(pred, timeout: float, what, step: float = 0.05):
 
 
 class UvcCam:
+    """`capture`/`meta`: the colour function's nodes (interface 0). With ir=True
+    (uvccam --ir) the same USB device also has an infrared function (interfaces
+    2/3, GREY 640x480 only) that uvcvideo binds as a second device: its nodes are
+    `ir_capture`/`ir_meta`, waited for together with the colour ones."""
+
     def __init__(self, serial: Optional[str] = "UVC0001", iso: bool = False, port: Optional[int] = None,
-                 vid: int = VID, pid: int = PID, product: str = PRODUCT, extra: Tuple[str, ...] = ()):
+                 vid: int = VID, pid: int = PID, product: str = PRODUCT, extra: Tuple[str, ...] = (),
+                 ir: bool = False):
         self.serial, self.iso, self.vid, self.pid, self.product = serial, iso, vid, pid, product
         self.want_port = port
         self.extra = extra
+        self.ir = ir
+        self.ir_capture: Optional[str] = None
+        self.ir_meta: Optional[str] = None
         n = next(_seq)
         self.ctl_path = f"/tmp/uvccam-{os.getpid()}-{n}.sock"
         self.log_path = os.path.join(RESULTS, f"uvccam-{n}.log")
@@ -124,6 +138,8 @@ class UvcCam:
         args += ["--serial", self.serial] if self.serial else ["--no-serial"]
         if self.iso:
             args.append("--iso")
+        if self.ir:
+            args.append("--ir")
         if self.want_port is not None:
             args += ["--port", str(self.want_port)]
         args += list(self.extra)
@@ -178,21 +194,28 @@ class UvcCam:
     def busid(self) -> str:
         return os.path.basename(self.usb_path)
 
-    def sysfs_nodes(self) -> List[Tuple[int, str]]:
-        """(index, /dev/videoN) of this camera's video nodes: index 0 capture, 1 metadata."""
+    def sysfs_nodes(self, interface: str = "1.0") -> List[Tuple[int, str]]:
+        """(index, /dev/videoN) of this camera's video nodes: index 0 capture, 1 metadata.
+        `interface`: the VideoControl interface uvcvideo bound, "1.0" the colour
+        function, IR_INTERFACE ("1.2") the IR one."""
         out = []
-        for d in glob.glob(os.path.join(self.usb_path, "*:1.0", "video4linux", "video*")):
+        for d in glob.glob(os.path.join(self.usb_path, f"*:{interface}", "video4linux", "video*")):
             try:
                 out.append((int(open(os.path.join(d, "index")).read()), "/dev/" + os.path.basename(d)))
             except OSError:
                 pass
         return sorted(out)
 
-    def nodes_ready(self) -> Optional[Tuple[str, str]]:
-        nodes = dict(self.sysfs_nodes())
+    def nodes_ready(self, interface: str = "1.0") -> Optional[Tuple[str, str]]:
+        nodes = dict(self.sysfs_nodes(interface))
         if 0 in nodes and 1 in nodes and udev_ready(nodes[0]) and udev_ready(nodes[1]):
             return nodes[0], nodes[1]
         return None
+
+    def all_nodes(self) -> Tuple[str, ...]:
+        """The capture and metadata nodes known now (the IR function's too)."""
+        return tuple(n for n in (getattr(self, "capture", None), getattr(self, "meta", None),
+                                 self.ir_capture, self.ir_meta) if n)
 
     def wait_nodes(self, timeout: float = 30) -> Tuple[str, str]:
         """Polls sysfs until both video nodes exist, lets udev drain its queue
@@ -200,13 +223,21 @@ class UvcCam:
         handled the old node's remove event), then checks udev's database."""
         deadline = time.monotonic() + timeout
         wait_for(lambda: len(self.sysfs_nodes()) >= 2, timeout, f"uvccam's video nodes in sysfs (port {self.port})")
+        if self.ir:
+            wait_for(lambda: len(self.sysfs_nodes(IR_INTERFACE)) >= 2, max(1.0, deadline - time.monotonic()),
+                     lambda: f"uvccam's IR video nodes in sysfs (port {self.port}; "
+                             f"interface {IR_INTERFACE} has {self.sysfs_nodes(IR_INTERFACE)})")
         conftest.sh("udevadm", "settle", f"--timeout={max(1, int(deadline - time.monotonic()))}", check=False)
         self.capture, self.meta = wait_for(self.nodes_ready, max(1.0, deadline - time.monotonic()),
                                            f"uvccam's video nodes in udev (port {self.port})")
+        if self.ir:
+            self.ir_capture, self.ir_meta = wait_for(lambda: self.nodes_ready(IR_INTERFACE),
+                                                     max(1.0, deadline - time.monotonic()),
+                                                     f"uvccam's IR video nodes in udev (port {self.port})")
         return self.capture, self.meta
 
     def gone(self, nodes=None) -> bool:
-        nodes = nodes or (self.capture, self.meta)
+        nodes = nodes or self.all_nodes()
         return not os.path.exists(self.usb_path) and not any(os.path.exists(n) for n in nodes)
 
     def wait_gone(self, timeout: float = 30, nodes=None) -> float:
@@ -221,12 +252,12 @@ class UvcCam:
     # -- plugs -------------------------------------------------------------------
     def unplug(self) -> float:
         """Surprise unplug (the USB/IP connection closes). Returns seconds until the nodes went."""
-        nodes = (self.capture, self.meta)
+        nodes = self.all_nodes()
         self.cmd("unplug")
         return self.wait_gone(nodes=nodes)
 
     def detach(self) -> float:
-        nodes = (self.capture, self.meta)
+        nodes = self.all_nodes()
         self.cmd("detach")
         return self.wait_gone(nodes=nodes)
 
@@ -242,7 +273,7 @@ class UvcCam:
         """Clean unplug and exit; asserts the nodes are gone."""
         if self.proc is None:
             return
-        nodes = [n for n in (getattr(self, "capture", None), getattr(self, "meta", None)) if n]
+        nodes = list(self.all_nodes())
         if self.proc.poll() is None:
             try:
                 self.cmd("quit", timeout=10)
@@ -279,6 +310,16 @@ def yuyv_counter(buf, width: int) -> int:
     for bit in range(32):
         x = bit * COUNTER_BLOCK + COUNTER_BLOCK // 2
         v = (v << 1) | (1 if buf[row + 2 * x] > 128 else 0)
+    return v
+
+
+def grey_counter(buf, width: int) -> int:
+    """The 32-bit frame counter uvccam draws into a GREY frame (the IR function's)."""
+    row = COUNTER_ROW * width
+    v = 0
+    for bit in range(32):
+        x = bit * COUNTER_BLOCK + COUNTER_BLOCK // 2
+        v = (v << 1) | (1 if buf[row + x] > 128 else 0)
     return v
 
 

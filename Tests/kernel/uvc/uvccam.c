@@ -14,7 +14,13 @@
  *
  *   uvccam [--vid 0x1d6b] [--pid 0x0102] [--serial S | --no-serial]
  *          [--product NAME] [--manufacturer NAME] [--iso] [--port N]
- *          [--ctl /path/socket] [--pts] [--jpeg-quality Q]
+ *          [--ctl /path/socket] [--pts] [--jpeg-quality Q] [--ir]
+ *
+ * --ir adds a second video function to the same USB device, as face-login
+ * laptop cameras have: interfaces 2 (VideoControl) and 3 (VideoStreaming)
+ * of an infrared camera that offers only 8-bit greyscale (Y800, which
+ * uvcvideo calls GREY) 640x480 on its own bulk IN endpoint 0x82, with its
+ * own probe/commit state and stream (see the "IR function" parts below).
  *
  * It prints "uvccam: attached port=N devid=D" once attached. With --ctl it
  * listens on a unix stream socket for one-line text commands (answer "OK
@@ -55,7 +61,8 @@ static struct {
     int hl;            /* payload header length: 2, or 12 with PTS/SCR */
     int quality;
     int verbose;
-} opt = { 0x1d6b, 0x0102, 0x0100, "", 0, "UVC Test Camera", "camcore tests", 0, -1, NULL, 2, 85, 0 };
+    int ir;            /* --ir: a second (infrared, greyscale) video function */
+} opt = { 0x1d6b, 0x0102, 0x0100, "", 0, "UVC Test Camera", "camcore tests", 0, -1, NULL, 2, 85, 0, 0 };
 
 static void logf_(const char *fmt, ...)
 {
@@ -94,6 +101,19 @@ static const struct format_desc formats[2] = {
 
 enum { CT_ID = 1, PU_ID = 2, OT_ID = 3 };
 #define EP_IN 0x81
+
+/* The IR function (--ir): interfaces 2 and 3, its own IAD, one greyscale
+ * format, bulk endpoint 0x82. Its entity ids repeat the colour function's
+ * (uvcvideo makes each VideoControl interface a device of its own). */
+#define IR_VC_INTF 2
+#define IR_VS_INTF 3
+#define IR_EP_IN 0x82
+#define IR_W 640
+#define IR_H 480
+#define IR_FRAME_BYTES ((uint32_t)IR_W * IR_H)
+#define IR_STRING 4                    /* iFunction / iInterface "IR Camera" */
+static const uint32_t ir_iv[2] = { 333333, 666666 };   /* 30 and 15 fps */
+#define IR_NIV 2
 static const unsigned iso_maxp[3] = { 0x0400, 0x0c00, 0x1400 };  /* 1x, 2x, 3x 1024 bytes */
 
 static uint8_t dev_desc[18];
@@ -125,7 +145,7 @@ static void build_descriptors(void)
 
     struct buf c = { cfg_desc, 0 };
     /* configuration */
-    b1(&c, 9); b1(&c, 2); b2(&c, 0); b1(&c, 2); b1(&c, 1); b1(&c, 0); b1(&c, 0x80); b1(&c, 250);
+    b1(&c, 9); b1(&c, 2); b2(&c, 0); b1(&c, opt.ir ? 4 : 2); b1(&c, 1); b1(&c, 0); b1(&c, 0x80); b1(&c, 250);
     /* interface association */
     b1(&c, 8); b1(&c, 0x0b); b1(&c, 0); b1(&c, 2); b1(&c, 0x0e); b1(&c, 0x03); b1(&c, 0); b1(&c, 2);
     /* VideoControl interface */
@@ -186,6 +206,42 @@ static void build_descriptors(void)
             b1(&c, 7); b1(&c, 5); b1(&c, EP_IN); b1(&c, 0x05); b2(&c, iso_maxp[a]); b1(&c, 1);
         }
     }
+    if (opt.ir) {
+        /* interface association: interfaces 2..3, "IR Camera" */
+        b1(&c, 8); b1(&c, 0x0b); b1(&c, IR_VC_INTF); b1(&c, 2); b1(&c, 0x0e); b1(&c, 0x03); b1(&c, 0);
+        b1(&c, IR_STRING);
+        /* VideoControl interface 2 */
+        b1(&c, 9); b1(&c, 4); b1(&c, IR_VC_INTF); b1(&c, 0); b1(&c, 0); b1(&c, 0x0e); b1(&c, 0x01); b1(&c, 0);
+        b1(&c, IR_STRING);
+        size_t ivc = c.n;
+        /* VC header, UVC 1.1, one streaming interface: 3 */
+        b1(&c, 13); b1(&c, 0x24); b1(&c, 0x01); b2(&c, 0x0110); b2(&c, 0); b4(&c, 48000000);
+        b1(&c, 1); b1(&c, IR_VS_INTF);
+        /* camera terminal without controls */
+        b1(&c, 18); b1(&c, 0x24); b1(&c, 0x02); b1(&c, CT_ID); b2(&c, 0x0201); b1(&c, 0); b1(&c, 0);
+        b2(&c, 0); b2(&c, 0); b2(&c, 0); b1(&c, 3); b1(&c, 0); b1(&c, 0); b1(&c, 0);
+        /* output terminal (USB streaming), fed by the camera terminal */
+        b1(&c, 9); b1(&c, 0x24); b1(&c, 0x03); b1(&c, OT_ID); b2(&c, 0x0101); b1(&c, 0); b1(&c, CT_ID); b1(&c, 0);
+        put16(cfg_desc + ivc + 5, (unsigned)(c.n - ivc));
+        /* VideoStreaming interface 3, bulk in every mode */
+        b1(&c, 9); b1(&c, 4); b1(&c, IR_VS_INTF); b1(&c, 0); b1(&c, 1); b1(&c, 0x0e); b1(&c, 0x02); b1(&c, 0); b1(&c, 0);
+        size_t ivs = c.n;
+        b1(&c, 14); b1(&c, 0x24); b1(&c, 0x01); b1(&c, 1); b2(&c, 0); b1(&c, IR_EP_IN);
+        b1(&c, 0); b1(&c, OT_ID); b1(&c, 0); b1(&c, 0); b1(&c, 0); b1(&c, 1); b1(&c, 0);
+        static const uint8_t y800[16] = { 'Y', '8', '0', '0', 0x00, 0x00, 0x10, 0x00,
+                                          0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71 };
+        b1(&c, 27); b1(&c, 0x24); b1(&c, 0x04); b1(&c, 1); b1(&c, 1);
+        for (int i = 0; i < 16; i++) b1(&c, y800[i]);
+        b1(&c, 8); b1(&c, 1); b1(&c, 0); b1(&c, 0); b1(&c, 0); b1(&c, 0);
+        b1(&c, 26 + 4 * IR_NIV); b1(&c, 0x24); b1(&c, 0x05); b1(&c, 1);
+        b1(&c, 0); b2(&c, IR_W); b2(&c, IR_H);
+        b4(&c, (uint32_t)((uint64_t)IR_FRAME_BYTES * 8 * 10000000 / ir_iv[IR_NIV - 1]));
+        b4(&c, (uint32_t)((uint64_t)IR_FRAME_BYTES * 8 * 10000000 / ir_iv[0]));
+        b4(&c, IR_FRAME_BYTES); b4(&c, ir_iv[0]); b1(&c, IR_NIV);
+        for (int k = 0; k < IR_NIV; k++) b4(&c, ir_iv[k]);
+        put16(cfg_desc + ivs + 4, (unsigned)(c.n - ivs));
+        b1(&c, 7); b1(&c, 5); b1(&c, IR_EP_IN); b1(&c, 0x02); b2(&c, 512); b1(&c, 0);
+    }
     put16(cfg_desc + 2, (unsigned)c.n);
     cfg_len = c.n;
 }
@@ -197,6 +253,7 @@ static size_t string_desc(int idx, uint8_t *out)
     if (idx == 1) s = opt.manufacturer;
     else if (idx == 2) s = opt.product;
     else if (idx == 3 && opt.has_serial) s = opt.serial;
+    else if (idx == IR_STRING && opt.ir) s = "IR Camera";
     else return 0;
     size_t n = strlen(s);
     if (n > 126) n = 126;
@@ -308,6 +365,30 @@ static void fill_probe(uint8_t *p, int fmt, int frm, uint32_t iv)
     p[30] = 0x03; p[31] = 1; p[32] = 1; p[33] = 1;
 }
 
+/* The IR function's probe/commit state, apart from the colour function's:
+ * always format 1 frame 1 (GREY 640x480), the nearest of its intervals. */
+static uint8_t ir_probe[34], ir_commit[34];
+static uint8_t ir_request_error = 0;    /* interface 2's VC_REQUEST_ERROR_CODE_CONTROL */
+
+static void fill_ir_probe(uint8_t *p, uint32_t iv)
+{
+    int best = 0;
+    uint64_t bd = UINT64_MAX;
+    if (iv == 0) iv = ir_iv[0];
+    for (int k = 0; k < IR_NIV; k++) {
+        uint64_t d = ir_iv[k] > iv ? ir_iv[k] - iv : iv - ir_iv[k];
+        if (d < bd) { bd = d; best = k; }
+    }
+    memset(p, 0, 34);
+    put16(p + 0, 1);              /* bmHint: dwFrameInterval fixed */
+    p[2] = 1; p[3] = 1;
+    put32(p + 4, ir_iv[best]);
+    put32(p + 18, IR_FRAME_BYTES);
+    put32(p + 22, 16384);         /* dwMaxPayloadTransferSize, as the colour function's bulk */
+    put32(p + 26, 48000000);
+    p[30] = 0x03; p[31] = 1; p[32] = 1; p[33] = 1;
+}
+
 /* ------------------------------------------------------------------ frames */
 
 static const uint8_t BAR_RGB[8][3] = {
@@ -348,6 +429,23 @@ static void draw_yuyv(uint8_t *img, int w, int h, uint32_t counter, int full)
             }
         }
     }
+}
+
+/* The IR picture (GREY, one byte a pixel): the luma of the colour bars, with
+ * the same counter blocks (235 for 1, 16 for 0) in rows 16..31. */
+static void draw_grey(uint8_t *img, int w, int h, uint32_t counter, int full)
+{
+    if (full) {
+        for (int x = 0; x < w; x++) {
+            uint8_t y, u, v;
+            rgb2yuv(BAR_RGB[x * 8 / w], &y, &u, &v);
+            img[x] = y;
+        }
+        for (int r = 1; r < h; r++) memcpy(img + (size_t)r * w, img, (size_t)w);
+    }
+    for (int r = CNT_Y0; r < CNT_Y0 + CNT_H && r < h; r++)
+        for (int bit = 0; bit < 32 && (bit + 1) * CNT_W <= w; bit++)
+            memset(img + (size_t)r * w + bit * CNT_W, (counter >> (31 - bit)) & 1 ? 235 : 16, CNT_W);
 }
 
 #define JPEG_VARIANTS 4
@@ -432,6 +530,45 @@ static struct {
 
 /* faults, armed by the control socket */
 static struct { int err, shortf, noeof, nofid; uint64_t stall_until; } fault;
+
+/* The IR function's stream (--ir): bulk IN 0x82, its own URB queue, no faults. */
+static struct {
+    int on;
+    uint64_t interval_ns;
+    uint64_t next_ns;
+    uint8_t fid;
+    int active;
+    size_t off;
+    uint32_t count;          /* IR frames started since the program began */
+    uint32_t payload;
+    uint8_t *img;
+} ir;
+static struct pend ir_q[QMAX];
+static int ir_qhead, ir_qcount;
+
+static void ir_stream_stop(const char *why)
+{
+    if (ir.on) DBG("IR stream off (%s) after %u frames", why, ir.count);
+    ir.on = 0;
+    ir.active = 0;
+}
+
+static void ir_stream_start(const uint8_t *c)
+{
+    uint32_t iv = get32(c + 4);
+    if (!iv) iv = ir_iv[0];
+    ir.interval_ns = (uint64_t)iv * 100;
+    ir.payload = get32(c + 22);
+    if (!ir.img) {
+        ir.img = malloc(IR_FRAME_BYTES);
+        if (!ir.img) { LOG("cannot prepare IR frames"); return; }
+        draw_grey(ir.img, IR_W, IR_H, 0, 1);
+    }
+    ir.on = 1;
+    ir.active = 0;
+    ir.next_ns = 0;
+    DBG("IR stream on: GREY %dx%d interval %u payload %u", IR_W, IR_H, iv, ir.payload);
+}
 
 static void stream_stop(const char *why)
 {
@@ -523,6 +660,54 @@ static int send_ret_submit(uint32_t seq, int32_t status, const uint8_t *data, ui
     return send_ret_submit2(seq, status, data, len, len, np, iso);
 }
 
+/* A class request to the IR function's interfaces (2 VideoControl, 3
+ * VideoStreaming). Returns the number of IN bytes in `in`, or -1 for a STALL. */
+static int ir_control(unsigned req, unsigned intf, unsigned entity, unsigned sel, unsigned wlen,
+                      const uint8_t *out, uint8_t *in)
+{
+    int n;
+    if (intf == IR_VC_INTF && entity == 0) {   /* the VideoControl interface itself */
+        if (sel == 0x02 && req == GET_CUR) { in[0] = ir_request_error; return 1; }
+        if (sel == 0x01 && req == GET_CUR) { in[0] = 0; ir_request_error = 0; return 1; }
+        if (req == GET_INFO) { in[0] = 0x01; return 1; }
+        ir_request_error = 6;
+        return -1;
+    }
+    if (intf == IR_VC_INTF) {                   /* its terminals have no controls */
+        ir_request_error = entity == CT_ID || entity == OT_ID ? 6 : 5;
+        return -1;
+    }
+    if (intf != IR_VS_INTF || entity != 0) return -1;
+    if (sel != 1 && sel != 2) { ir_request_error = 6; return -1; }
+    uint8_t *cur = sel == 1 ? ir_probe : ir_commit;
+    uint8_t tmp[34];
+    n = (int)(wlen < 34 ? wlen : 34);
+    switch (req) {
+    case SET_CUR:
+        if (wlen < 26) { ir_request_error = 8; return -1; }
+        memset(tmp, 0, sizeof tmp);
+        memcpy(tmp, out, n);
+        fill_ir_probe(cur, get32(tmp + 4));
+        DBG("IR SET_CUR %s: format %u frame %u interval %u", sel == 1 ? "probe" : "commit",
+            cur[2], cur[3], get32(cur + 4));
+        if (sel == 2) ir_stream_start(ir_commit);
+        ir_request_error = 0;
+        return 0;
+    case GET_CUR: memcpy(in, cur, n); break;
+    case GET_DEF: fill_ir_probe(tmp, 0); memcpy(in, tmp, n); break;
+    case GET_MIN: case GET_MAX:
+        fill_ir_probe(tmp, req == GET_MIN ? ir_iv[0] : ir_iv[IR_NIV - 1]);
+        memcpy(in, tmp, n);
+        break;
+    case GET_RES: memset(in, 0, n); break;
+    case GET_LEN: put16(in, 34); n = 2; break;
+    case GET_INFO: in[0] = 0x03; n = 1; break;
+    default: ir_request_error = 7; return -1;
+    }
+    ir_request_error = 0;
+    return n;
+}
+
 /* Handles one control transfer. Returns the number of IN bytes in `in`,
  * or -1 for a STALL. */
 static int control(const uint8_t *s, const uint8_t *out, uint8_t *in)
@@ -559,6 +744,9 @@ static int control(const uint8_t *s, const uint8_t *out, uint8_t *in)
             if ((rt & 0x1f) == 2 && val == 0 && (idx & 0xff) == EP_IN) {
                 DBG("CLEAR_FEATURE(HALT) ep 0x%02x", idx);
                 if (!opt.iso) stream_stop("clear halt");
+            } else if (opt.ir && (rt & 0x1f) == 2 && val == 0 && (idx & 0xff) == IR_EP_IN) {
+                DBG("CLEAR_FEATURE(HALT) ep 0x%02x", idx);
+                ir_stream_stop("clear halt");
             }
             return 0;
         case 0x03: return 0;            /* SET_FEATURE */
@@ -567,6 +755,8 @@ static int control(const uint8_t *s, const uint8_t *out, uint8_t *in)
     }
     if ((rt & 0x60) != 0x20 || (rt & 0x1f) != 1) return -1;  /* class, to an interface */
     unsigned intf = idx & 0xff, entity = idx >> 8, sel = val >> 8;
+    if (opt.ir && (intf == IR_VC_INTF || intf == IR_VS_INTF))
+        return ir_control(req, intf, entity, sel, wlen, out, in);
     unsigned ent_key = intf == 1 ? 255 : entity;
     if (ctl_stall.on && ctl_stall.entity == ent_key && ctl_stall.sel == sel &&
         (ctl_stall.req == 0 || ctl_stall.req == req)) {
@@ -653,10 +843,10 @@ static int control(const uint8_t *s, const uint8_t *out, uint8_t *in)
 }
 
 /* Video payloads into the pending IN URBs. */
-static size_t put_header(uint8_t *p, int last)
+static size_t put_header_flags(uint8_t *p, uint8_t flags)
 {
     p[0] = (uint8_t)opt.hl;
-    p[1] = 0x80 | st.fid | (last && st.eof ? 0x02 : 0) | (st.err ? 0x40 : 0);
+    p[1] = 0x80 | flags;
     if (opt.hl == 12) {
         uint64_t t = now_ns();
         uint32_t stc = (uint32_t)(t / 1000 * 48);
@@ -664,6 +854,11 @@ static size_t put_header(uint8_t *p, int last)
         put32(p + 2, stc); put32(p + 6, stc); put16(p + 10, (unsigned)((t / 1000000) & 0x7ff));
     }
     return (size_t)opt.hl;
+}
+
+static size_t put_header(uint8_t *p, int last)
+{
+    return put_header_flags(p, (uint8_t)(st.fid | (last && st.eof ? 0x02 : 0) | (st.err ? 0x40 : 0)));
 }
 
 static void start_frame(uint64_t now)
@@ -733,7 +928,7 @@ static void fill_urb(struct pend *u)
     send_ret_submit(u->seq, 0, xbuf, (uint32_t)n, u->np, u->iso);
 }
 
-static void pump(void)
+static void pump_colour(void)
 {
     while (usb_fd >= 0 && st.on && qcount > 0) {
         uint64_t now = now_ns();
@@ -749,7 +944,7 @@ static void pump(void)
     }
 }
 
-static int pump_timeout_ms(void)
+static int colour_timeout_ms(void)
 {
     if (usb_fd < 0 || !st.on || qcount == 0 || st.active) return -1;
     uint64_t due = st.next_ns > fault.stall_until ? st.next_ns : fault.stall_until;
@@ -758,10 +953,76 @@ static int pump_timeout_ms(void)
     return (int)((due - now) / 1000000) + 1;
 }
 
+/* The IR stream: one payload per bulk URB, GREY frames paced by the
+ * committed interval, the frame counter in the picture. */
+static void ir_fill_urb(struct pend *u)
+{
+    if (xcap < u->len + 64) { xcap = u->len + 64; xbuf = realloc(xbuf, xcap); }
+    size_t room = u->len;
+    if (ir.payload && room > ir.payload) room = ir.payload;
+    size_t hl = (size_t)opt.hl;
+    size_t data = IR_FRAME_BYTES - ir.off;
+    if (room < hl + 1) data = 0;
+    else if (data > room - hl) data = room - hl;
+    int last = ir.off + data >= IR_FRAME_BYTES;
+    size_t n = put_header_flags(xbuf, (uint8_t)(ir.fid | (last ? 0x02 : 0)));
+    memcpy(xbuf + n, ir.img + ir.off, data);
+    n += data;
+    ir.off += data;
+    if (last) ir.active = 0;
+    send_ret_submit(u->seq, 0, xbuf, (uint32_t)n, 0, NULL);
+}
+
+static void pump_ir(void)
+{
+    while (usb_fd >= 0 && ir.on && ir_qcount > 0) {
+        uint64_t now = now_ns();
+        if (!ir.active) {
+            if (now < ir.next_ns) return;
+            draw_grey(ir.img, IR_W, IR_H, ir.count, 0);
+            ir.fid ^= 1;
+            ir.off = 0;
+            ir.active = 1;
+            ir.count++;
+            if (ir.next_ns == 0 || now > ir.next_ns + ir.interval_ns) ir.next_ns = now;
+            ir.next_ns += ir.interval_ns;
+        }
+        struct pend u = ir_q[ir_qhead];
+        ir_qhead = (ir_qhead + 1) % QMAX;
+        ir_qcount--;
+        ir_fill_urb(&u);
+        free(u.iso);
+    }
+}
+
+static int ir_timeout_ms(void)
+{
+    if (usb_fd < 0 || !ir.on || ir_qcount == 0 || ir.active) return -1;
+    uint64_t now = now_ns();
+    if (ir.next_ns <= now) return 0;
+    return (int)((ir.next_ns - now) / 1000000) + 1;
+}
+
+static void pump(void)
+{
+    pump_colour();
+    if (opt.ir) pump_ir();
+}
+
+static int pump_timeout_ms(void)
+{
+    int a = colour_timeout_ms(), b = opt.ir ? ir_timeout_ms() : -1;
+    if (a < 0) return b;
+    if (b < 0) return a;
+    return a < b ? a : b;
+}
+
 static void clear_queue(void)
 {
     while (qcount > 0) { free(q[qhead].iso); qhead = (qhead + 1) % QMAX; qcount--; }
     qhead = 0;
+    while (ir_qcount > 0) { free(ir_q[ir_qhead].iso); ir_qhead = (ir_qhead + 1) % QMAX; ir_qcount--; }
+    ir_qhead = 0;
 }
 
 static void device_reset_state(void)
@@ -775,6 +1036,10 @@ static void device_reset_state(void)
     request_error = 0;
     fill_probe(probe, 1, 1, 0);
     memcpy(commit_, probe, sizeof probe);
+    ir_stream_stop("unplugged");
+    ir_request_error = 0;
+    fill_ir_probe(ir_probe, 0);
+    memcpy(ir_commit, ir_probe, sizeof ir_probe);
 }
 
 static void device_gone(void)
@@ -823,6 +1088,14 @@ static int usb_message(void)
             status = -ECONNRESET;
             break;
         }
+        for (int i = 0; status == 0 && i < ir_qcount; i++) {
+            int k = (ir_qhead + i) % QMAX;
+            if (ir_q[k].seq != victim) continue;
+            free(ir_q[k].iso);
+            for (int j = i; j < ir_qcount - 1; j++) ir_q[(ir_qhead + j) % QMAX] = ir_q[(ir_qhead + j + 1) % QMAX];
+            ir_qcount--;
+            status = -ECONNRESET;
+        }
         if (status == 0 && (int32_t)(victim - max_submit_seq) > 0 && ndeferred < 16) {
             DBG("unlink %u of seqnum %u before its submit: deferred", seq, victim);
             deferred[ndeferred].seq = seq;
@@ -870,6 +1143,12 @@ static int usb_message(void)
         if (qcount == QMAX) { free(iso); return send_ret_submit(seq, -EPIPE, NULL, 0, 0, NULL); }
         q[(qhead + qcount) % QMAX] = (struct pend){ seq, len, np, iso };
         qcount++;
+        return 0;
+    }
+    if (opt.ir && ep == (IR_EP_IN & 0x0f) && dir == 1) {
+        if (ir_qcount == QMAX) { free(iso); return send_ret_submit(seq, -EPIPE, NULL, 0, 0, NULL); }
+        ir_q[(ir_qhead + ir_qcount) % QMAX] = (struct pend){ seq, len, np, iso };
+        ir_qcount++;
         return 0;
     }
     free(iso);
@@ -985,6 +1264,10 @@ static void ctl_command(char *line, char *out, size_t cap)
         snprintf(out, cap, "OK attached=%d port=%d configured=%d alt=%d streaming=%d format=%d frame=%d "
                  "frames=%u pending=%d", usb_fd >= 0, cur_port, configured, vs_alt, st.on,
                  st.fmt + 1, st.frm + 1, st.count, qcount);
+        if (opt.ir) {
+            size_t l = strlen(out);
+            snprintf(out + l, cap - l, " ir_streaming=%d ir_frames=%u ir_pending=%d", ir.on, ir.count, ir_qcount);
+        }
     } else if (!strcmp(c, "err") || !strcmp(c, "short") || !strcmp(c, "noeof") || !strcmp(c, "nofid")) {
         int v = n > 1 ? atoi(a[1]) : 1;
         if (!strcmp(c, "err")) fault.err = v;
@@ -1057,7 +1340,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: uvccam [--vid N] [--pid N] [--bcd N] [--serial S|--no-serial] [--product S]\n"
                     "              [--manufacturer S] [--iso] [--port N] [--ctl PATH] [--pts]\n"
-                    "              [--jpeg-quality Q] [--verbose]\n");
+                    "              [--jpeg-quality Q] [--ir] [--verbose]\n");
     exit(2);
 }
 
@@ -1080,6 +1363,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--ctl")) { NEEDV; opt.ctl = v; }
         else if (!strcmp(a, "--pts")) opt.hl = 12;
         else if (!strcmp(a, "--jpeg-quality")) { NEEDV; opt.quality = atoi(v); }
+        else if (!strcmp(a, "--ir")) opt.ir = 1;
         else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) opt.verbose = 1;
         else usage();
     }
@@ -1092,6 +1376,8 @@ int main(int argc, char **argv)
     build_descriptors();
     fill_probe(probe, 1, 1, 0);
     memcpy(commit_, probe, sizeof probe);
+    fill_ir_probe(ir_probe, 0);
+    memcpy(ir_commit, ir_probe, sizeof ir_probe);
 
     if (opt.ctl) {
         ctl_listen = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
