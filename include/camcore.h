@@ -32,10 +32,14 @@
  * callbacks. Frame callbacks of a capturer run on that capturer's own
  * capture thread, one frame at a time, in capture order. After
  * camcore_capturer_stop() or camcore_capturer_close() returns, no callback
- * of that capturer runs again, so the app may free its user_data. Called
- * from inside one of the capturer's own callbacks, stop returns
- * CAMCORE_E_WOULD_DEADLOCK and close does nothing but set that status as
- * the thread's last error, instead of hanging.
+ * of that capturer runs again, so the app may free its user_data. Close
+ * and free never fail: called from inside one of the object's own
+ * callbacks, they return at once, no other callback of the object starts
+ * (the running one is the last), and the rest of the teardown (stopping
+ * the stream, closing the device) runs on a camcore thread right after that
+ * callback returns; the app may free its user_data once the callback
+ * returned. stop from there returns CAMCORE_E_WOULD_DEADLOCK instead of
+ * hanging.
  *
  * Versions: every symbol says since which camcore version it exists ("Since").
  *
@@ -474,11 +478,13 @@ int camcore_manager_new(const camcore_manager_config *config, camcore_manager **
  *
  * \param manager the manager; NULL, freed or foreign handles are ignored.
  * \threadsafety Safe from any thread, but not concurrently with other calls on
- *               the same manager or on what was made from it. From inside a
- *               hot-plug callback of the manager, or a callback of one of its
- *               capturers or sessions, it frees nothing and sets
- *               CAMCORE_E_WOULD_DEADLOCK as the thread's last error (it would
- *               wait for that callback to return).
+ *               the same manager or on what was made from it. It never fails:
+ *               from inside a hot-plug callback of the manager, or a callback
+ *               of one of its capturers or sessions, it returns at once, no
+ *               other callback of any of them starts, and the rest (closing
+ *               devices, retiring the handles as above) runs on a camcore
+ *               thread once that callback returned. (Before 0.2 it freed
+ *               nothing there and set CAMCORE_E_WOULD_DEADLOCK.)
  * \since 0.1
  */
 void camcore_manager_free(camcore_manager *manager);
@@ -1564,13 +1570,14 @@ int camcore_capturer_open(camcore_manager *manager, const char *device_id,
  * camcore_manager_free() also ends it, and at most 16 such closed handles
  * are kept (the oldest is forgotten first).
  *
- * \param capturer the capturer; NULL is ignored. Called from inside the
- *                 capturer's own callback it does nothing (the capturer
- *                 stays open) and sets CAMCORE_E_WOULD_DEADLOCK as the
- *                 thread's last error.
- * \threadsafety Safe from any thread. From inside the capturer's own callbacks
- *               (frame, error, control change) it does nothing but set
- *               CAMCORE_E_WOULD_DEADLOCK as the thread's last error.
+ * \param capturer the capturer; NULL is ignored.
+ * \threadsafety Safe from any thread; it never fails. From inside the
+ *               capturer's own callbacks (frame, error, stall, restart,
+ *               control change) it returns at once: no other callback starts
+ *               (the running one is the last), and streaming stops and the
+ *               device closes on a camcore thread right after that callback
+ *               returns. (Before 0.2 it did nothing there and set
+ *               CAMCORE_E_WOULD_DEADLOCK.)
  * \since 0.1
  */
 void camcore_capturer_close(camcore_capturer *capturer);
@@ -1915,12 +1922,14 @@ int camcore_session_new(camcore_manager *manager, const camcore_session_config *
  * Turns the camera off and frees the session. When it returns no callback
  * of the session runs again.
  *
- * \param session the session; NULL is ignored. Called from inside one of
- *                the session's own callbacks it does nothing and sets
- *                CAMCORE_E_WOULD_DEADLOCK as the thread's last error.
- * \threadsafety Safe from any thread. From inside one of the session's own
- *               callbacks (frame, device, completion) it does nothing but set
- *               CAMCORE_E_WOULD_DEADLOCK as the thread's last error.
+ * \param session the session; NULL is ignored.
+ * \threadsafety Safe from any thread; it never fails. From inside one of the
+ *               session's own callbacks (frame, capture hook, device,
+ *               completion) it returns at once: no other callback of the
+ *               session starts (not even the rest of that frame's previews),
+ *               and the camera is turned off on a camcore thread right after
+ *               that callback returns. (Before 0.2 it did nothing there and
+ *               set CAMCORE_E_WOULD_DEADLOCK.)
  * \since 0.1
  */
 void camcore_session_free(camcore_session *session);
@@ -2776,8 +2785,8 @@ typedef struct camcore_control_callbacks {
      * capturer's control-event thread (not the capture thread), one event
      * at a time. It may get, set and list controls; calling
      * camcore_capturer_set_control_callbacks() from it returns
-     * CAMCORE_E_WOULD_DEADLOCK, and camcore_capturer_close() from it does
-     * nothing but set that status as the thread's last error.
+     * CAMCORE_E_WOULD_DEADLOCK; camcore_capturer_close() from it closes
+     * the capturer once the handler returned (no callback follows).
      *
      * \param id      the control id.
      * \param value   its value after the change (as camcore_capturer_get_control()

@@ -4,7 +4,9 @@
  *
  * Swift cannot call variadic C functions nor import function-like macros,
  * so this shim gives fixed-signature wrappers for libv4l2's open/ioctl and
- * the VIDIOC_* request numbers as constants. Nothing else lives here.
+ * the VIDIOC_* request numbers as constants, and the few other system calls
+ * of the syscall layer that Glibc does not import well (epoll, eventfd,
+ * prctl for thread names; see Platform/Syscalls.swift).
  */
 #ifndef CAMCORE_CV4L2_SHIM_H
 #define CAMCORE_CV4L2_SHIM_H

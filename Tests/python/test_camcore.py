@@ -3,6 +3,7 @@
 
 Each test names the SPEC rule it checks and asserts real values.
 """
+import os
 import gc
 import json
 import threading
@@ -509,27 +510,63 @@ def test_S16_no_callback_after_close_returns(manager, synth_id):
     assert count[0] == n
 
 
-def test_S31_stop_and_close_from_callback_raise_would_deadlock(cap):
+def _threads_named(name):
+    out = []
+    for t in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{t}/comm") as f:
+                out.append(f.read().strip())
+        except OSError:
+            pass
+    return [n for n in out if n == name]
+
+
+def test_S31_stop_from_callback_would_deadlock(cap):
     results = []
     count = [0]
 
     def on_frame(frame):
         count[0] += 1
         if count[0] == 1:
-            for op in (cap.stop, cap.close):
-                try:
-                    op()
-                    results.append("returned")
-                except camcore.WouldDeadlockError as e:
-                    results.append(e.status)
+            try:
+                cap.stop()
+                results.append("returned")
+            except camcore.WouldDeadlockError as e:
+                results.append(e.status)
             results.append(cap.streaming)
 
     cap.start(fourcc="YUYV", width=320, height=240, fps=60, on_frame=on_frame)
     assert wait_until(lambda: count[0] >= 5)  # streaming went on
     cap.stop()
-    assert results == [camcore.E_WOULD_DEADLOCK, camcore.E_WOULD_DEADLOCK, True]
+    assert results == [camcore.E_WOULD_DEADLOCK, True]
     assert not cap.closed
     assert_still_works(cap)
+
+
+def test_S31_close_from_callback_never_fails_and_no_callback_follows(manager, synth_id):
+    """close() inside on_frame returns at once; no frame, error or stall
+    callback follows the one that closed; the capture and close threads end."""
+    cap = manager.open(synth_id)
+    seen, errors = [], []
+    closed_in = threading.Event()
+
+    def on_frame(frame):
+        seen.append(frame.sequence)
+        if len(seen) == 3:
+            cap.close()                       # returns: the teardown is deferred
+            seen.append("closed")
+            closed_in.set()
+
+    cap.start(fourcc="YUYV", width=320, height=240, fps=120, on_frame=on_frame,
+              on_error=errors.append)
+    assert closed_in.wait(10), seen
+    assert cap.closed
+    assert wait_until(lambda: not _threads_named("camcore-close"), 10), _threads_named("camcore-close")
+    after = list(seen)
+    time.sleep(0.2)                           # a frame would come every 8 ms
+    assert seen == after and seen[-1] == "closed" and len(seen) == 4, seen
+    assert errors == [], errors
+    cap.close()                               # twice is fine
 
 
 def test_S31_stop_from_the_very_first_callback_would_deadlock(cap):

@@ -655,10 +655,6 @@ def test_S31_close_and_wait_inside_callbacks(session):
 
     def inside(frame):
         try:
-            session.close()
-        except camcore.WouldDeadlockError as e:
-            out["close"] = e
-        try:
             session.flip()                                # wait=True would deadlock
         except camcore.WouldDeadlockError as e:
             out["flip"] = e
@@ -668,11 +664,33 @@ def test_S31_close_and_wait_inside_callbacks(session):
     p = Counter(action=inside)
     session.add_preview(p)
     assert p.acted.wait(5) and wait_until(lambda: "state_on" in out)
-    assert isinstance(out.get("close"), camcore.WouldDeadlockError)
     assert isinstance(out.get("flip"), camcore.WouldDeadlockError)
     assert out["state_on"] is True
     assert wait_until(lambda: session.state.device_id == "synthetic:1")
     assert not session.closed and window(p)[0] > 3
+
+
+def test_S31_close_inside_a_preview_callback_never_fails_and_nothing_follows(manager):
+    """Session.close() in a preview callback returns at once; neither that
+    preview nor a second one nor a device callback is called afterwards."""
+    s = manager.session("synthetic:0", width=320, height=240)
+    calls, other = [], []
+
+    def first(frame):
+        calls.append(frame.sequence)
+        if len(calls) == 3:
+            s.close()
+            calls.append("closed")
+
+    s.set_device_callbacks(on_selected=lambda dev, fmt: other.append(("selected", dev.id)))
+    s.add_preview(first)
+    s.add_preview(lambda f: other.append(("frame", "closed" in calls)))
+    assert wait_until(lambda: "closed" in calls, 10), calls
+    assert s.closed
+    snap_calls, snap_other = list(calls), list(other)
+    time.sleep(0.3)                                       # frames would keep coming
+    assert calls == snap_calls and calls[-1] == "closed" and len(calls) == 4, calls
+    assert other == snap_other and ("frame", True) not in other, other
 
 
 def test_S16_S36_pulling_a_preview_inside_the_sessions_callback_never_waits(session):

@@ -76,7 +76,9 @@ public final class Capturer: @unchecked Sendable {
     }
 
     deinit {
-        try? close()
+        // Dropped on its own thread (inside a callback) nothing can wait
+        // for that thread: the device stays as it is, as before.
+        if !isInsideCallback { close() }
         stamps.deallocate()
     }
 
@@ -618,6 +620,18 @@ public final class Capturer: @unchecked Sendable {
         operations.withLock { _ in stopLocked() }
     }
 
+    /// close() from inside a callback: nothing more is delivered from now
+    /// on (the capture loop stops at its next turn, the control-event
+    /// thread before its next handler call), and close() runs on a library
+    /// thread, where it waits for the running callback to return.
+    private func closeAfterCallback() {
+        stopRequested.store(true, ordering: .releasing)
+        controls.mute()
+        // With no thread to be had it stays muted and open, closed by the
+        // app's next close or its manager's free outside a callback.
+        CaptureThread.detached { [self] in close() }
+    }
+
     private func stopLocked() {
         let (thread, waker) = session.withLock { s in
             let t = (s.thread, s.waker)
@@ -640,10 +654,18 @@ public final class Capturer: @unchecked Sendable {
     }
 
     /// Stops and closes the device: its fd is closed when this returns.
-    /// Closing twice is fine. Errors: wouldDeadlock (from the callback).
-    public func close() throws(CamError) {
-        if onCaptureThread() { throw .wouldDeadlock("close() called from this capturer's own callback") }
-        try controls.close()  // joins the control-event thread before the fd closes
+    /// Closing twice is fine. It never fails: called from inside one of
+    /// this capturer's own callbacks (frame, error, stall, restart, control
+    /// change) it mutes the capturer at once (no other callback starts;
+    /// streaming ends when the running one returns) and the rest of the
+    /// teardown runs on a library thread once that callback has returned,
+    /// so the device is closed shortly after (ISSUES 32: close cannot fail).
+    public func close() {
+        if isInsideCallback {
+            closeAfterCallback()
+            return
+        }
+        controls.close()  // joins the control-event thread before the fd closes
         operations.withLock { _ in
             // A reader waiting in acquire (or on the frame fd) learns "closed".
             puller.withLock { $0 }?.stop(closing: true)

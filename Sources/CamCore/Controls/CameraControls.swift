@@ -227,13 +227,14 @@ public final class CameraControls: @unchecked Sendable {
     /// True on the control-event thread (inside the change handler).
     var isInsideHandler: Bool { events.withLock { $0?.isCurrent ?? false } }
 
-    /// Called by Capturer.close() before the fd closes: stops the event
+    /// No handler call starts from now on (a running one finishes): the
+    /// first step of a close asked for from inside a callback.
+    func mute() { events.withLock { $0 }?.mute() }
+
+    /// Called by Capturer.close() before the fd closes (never from the
+    /// change handler: the capturer defers its close then): stops the event
     /// thread and refuses every later call. Idempotent.
-    /// Errors: wouldDeadlock (called from the change handler).
-    func close() throws(CamError) {
-        if isInsideHandler {
-            throw .wouldDeadlock("close() called from this capturer's control-change handler")
-        }
+    func close() {
         operations.withLock { _ in
             stopEvents()
             state.withLock { s in
@@ -285,6 +286,13 @@ final class ControlEventThread: @unchecked Sendable {
                 usleep(100_000)
             }
         }
+    }
+
+    /// No handler call starts after this (one running finishes); the
+    /// thread ends at its next turn. Does not wait.
+    func mute() {
+        stopping.store(true, ordering: .releasing)
+        waker.wake()
     }
 
     /// Stops and joins the thread; no handler runs after this returns.

@@ -52,24 +52,26 @@ enum Sys {
     /// One ioctl through libv4l2: 0 or the errno.
     @inline(__always)
     static func ioctl<T>(_ fd: Int32, _ request: UInt, _ arg: inout T) -> Int32 {
-        if fd < 0 { return EBADF }
-#if CAMCORE_SYSCALL_HOOKS
-        if let h = hooks.withLock({ $0.ioctl }),
-           let e = withUnsafeMutablePointer(to: &arg, { h(fd, request, UnsafeMutableRawPointer($0)) }) { return e }
-#endif
-        return retrying { withUnsafeMutablePointer(to: &arg) { cc_v4l2_ioctl(fd, request, $0) } }.errno
+        ioctl(fd, request, &arg, through: cc_v4l2_ioctl)
     }
 
     /// One ioctl straight to the kernel (QBUF/DQBUF on the frame path,
     /// QUERYCAP before libv4l2 wraps a node): 0 or the errno.
     @inline(__always)
     static func rawIoctl<T>(_ fd: Int32, _ request: UInt, _ arg: inout T) -> Int32 {
+        ioctl(fd, request, &arg, through: cc_sys_ioctl)
+    }
+
+    /// The one body of both: the test hook, then `call` retried on EINTR.
+    @inline(__always)
+    private static func ioctl<T>(_ fd: Int32, _ request: UInt, _ arg: inout T,
+                                 through call: (Int32, UInt, UnsafeMutableRawPointer?) -> Int32) -> Int32 {
         if fd < 0 { return EBADF }
 #if CAMCORE_SYSCALL_HOOKS
         if let h = hooks.withLock({ $0.ioctl }),
            let e = withUnsafeMutablePointer(to: &arg, { h(fd, request, UnsafeMutableRawPointer($0)) }) { return e }
 #endif
-        return retrying { withUnsafeMutablePointer(to: &arg) { cc_sys_ioctl(fd, request, $0) } }.errno
+        return retrying { withUnsafeMutablePointer(to: &arg) { call(fd, request, $0) } }.errno
     }
 
     /// mmap(2) of `length` bytes of a device buffer at `offset`, shared,

@@ -30,6 +30,9 @@ final class FrameRouter: @unchecked Sendable {
     /// frame), never while the routing lock is held: after a routing change
     /// the queue waits on it, so a replaced sink is not called afterwards.
     private let delivery = Mutex(())
+    /// The session was closed from a callback: no receiver is called any
+    /// more, also not the rest of a frame's fan-out in progress.
+    private let muted = Atomic<Bool>(false)
     /// Preview ids, handed out on the caller's thread (also from callbacks).
     private let previewIDs = Atomic<UInt32>(1)
 
@@ -87,6 +90,13 @@ final class FrameRouter: @unchecked Sendable {
     /// S20: the capture hook; nil hands camera frames on unchanged.
     func setHook(_ hook: ((Frame) -> HookResult)?) { reroute { $0.hook = hook } }
 
+    /// No receiver is called from now on, without waiting (any thread,
+    /// also from inside a delivery): a close asked for from a callback.
+    func mute() {
+        muted.store(true, ordering: .releasing)
+        routes.withLock { $0 = Routes() }
+    }
+
     /// Drops every receiver and the hook (the session closes).
     func removeAll() {
         reroute { $0 = Routes() }
@@ -115,8 +125,8 @@ final class FrameRouter: @unchecked Sendable {
                 case .replace(let g): f = g
                 }
             }
-            if r.transmitCamera, let sink = r.sink { sink(f) }
-            for p in r.previews { p.sink(f) }
+            if r.transmitCamera, let sink = r.sink, !muted.load(ordering: .acquiring) { sink(f) }
+            for p in r.previews where !muted.load(ordering: .acquiring) { p.sink(f) }
         }
     }
 

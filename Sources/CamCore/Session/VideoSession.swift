@@ -81,6 +81,8 @@ public final class VideoSession: @unchecked Sendable {
     private var capturer: Capturer?
     private var eventHandler: ((SessionEvent) -> Void)?
     private var closed = false
+    /// Closed from inside a callback: nothing more reaches the app (any thread).
+    private let muted = Atomic<Bool>(false)
     private var observerToken: Int?
     /// Stream restarts tried since the last good start (S26: one).
     private var recoveries = 0
@@ -157,7 +159,7 @@ public final class VideoSession: @unchecked Sendable {
         if !closed {
             closed = true
             if let t = observerToken { manager.stopObserving(t) }
-            if let c = capturer { try? c.close() }
+            if let c = capturer { c.close() }
             queue.shutdown()
         }
     }
@@ -165,7 +167,10 @@ public final class VideoSession: @unchecked Sendable {
     /// Turns the camera off, drops every sink and ends the camera queue.
     /// Afterwards no callback of this session runs. Idempotent.
     public func close() {
-        if isDelivering { return }
+        if isInsideCallback {
+            closeAfterCallback()
+            return
+        }
         _ = queue.sync { [self] () -> CamError? in
             guard !closed else { return nil }
             closed = true
@@ -182,15 +187,28 @@ public final class VideoSession: @unchecked Sendable {
         queue.shutdown()
     }
 
+    /// close() from inside one of the session's callbacks (frame, device,
+    /// completion): from now on no callback starts (frames reach no
+    /// receiver, events and completions are dropped), and close() runs on
+    /// a library thread, where it waits for the running callback to return
+    /// and turns the camera off. It never fails (ISSUES 32).
+    private func closeAfterCallback() {
+        muted.store(true, ordering: .releasing)
+        router.mute()
+        // With no thread to be had it stays muted, closed by the manager's
+        // free or the app's next close outside a callback.
+        CaptureThread.detached { [self] in close() }
+    }
+
+    /// An event for the app, unless the session was closed from a callback.
+    private func emit(_ event: SessionEvent) {
+        if !muted.load(ordering: .acquiring) { eventHandler?(event) }
+    }
+
     // MARK: Queries
 
     /// The current state (safe from any thread, also from callbacks).
     public var currentState: State { published.withLock { $0 } }
-
-    /// The preferred setting used when the camera turns on (S6).
-    public var preferredSetting: CapturePreference {
-        get { published.withLock { _ in preference } }
-    }
 
     // MARK: Running operations
 
@@ -216,7 +234,7 @@ public final class VideoSession: @unchecked Sendable {
     private func submit(_ body: @escaping () -> CamError?, _ completion: ((CamError?) -> Void)?) {
         queue.async { [self] in
             let r = closed ? CamError.state("the session is closed") : body()
-            completion?(r)
+            if !muted.load(ordering: .acquiring) { completion?(r) }
         }
     }
 
@@ -291,7 +309,7 @@ public final class VideoSession: @unchecked Sendable {
                     guard let self else { return }
                     queue.async {
                         guard !self.closed, let cap, self.capturer === cap else { return }
-                        self.eventHandler?(.restart(device, restarted: restarted, attempt: attempt))
+                        self.emit(.restart(device, restarted: restarted, attempt: attempt))
                     }
                 })
             }
@@ -299,7 +317,7 @@ public final class VideoSession: @unchecked Sendable {
             do throws(CamError) {
                 try start(req)
             } catch {
-                guard case .bandwidth = error else { try? cap.close(); throw error }
+                guard case .bandwidth = error else { cap.close(); throw error }
                 // S47: the bus cannot carry it; the best setting it does.
                 let options = Negotiation.bandwidthFallbacks(
                     (try? manager.formats(deviceID: device.id)) ?? [], failed: req.fourcc, width: req.width,
@@ -310,7 +328,7 @@ public final class VideoSession: @unchecked Sendable {
                     negotiated.formUnion(adjusted)
                     noteText.withLock { $0 = why }
                 } catch {
-                    try? cap.close()
+                    cap.close()
                     throw error
                 }
             }
@@ -363,13 +381,13 @@ public final class VideoSession: @unchecked Sendable {
         var f = fmt
         f.adjustments.formUnion(format?.adjustments ?? [])   // the negotiation's (S6) too
         format = f
-        eventHandler?(.selected(device, f))
+        emit(.selected(device, f))
         publish()
     }
 
     private func turnOff() {
         if let c = capturer {
-            try? c.close()
+            c.close()
             capturer = nil
         }
         format = nil
@@ -387,11 +405,11 @@ public final class VideoSession: @unchecked Sendable {
         if case .timeout = error { gone = true }
         if gone {
             follower.captureFoundGone(device)
-            eventHandler?(.disconnected(device))
+            emit(.disconnected(device))
             lost(device)
             return
         }
-        eventHandler?(.captureFailed(device, error))
+        emit(.captureFailed(device, error))
         // A stream that ran a while before failing earns a fresh restart:
         // the bound is one restart per failure burst, not per session.
         if monotonicNs() &- onSince > 5_000_000_000 { recoveries = 0 }
@@ -407,7 +425,7 @@ public final class VideoSession: @unchecked Sendable {
     /// as it is (no restart). A stale capturer's word is dropped.
     private func captureStalled(_ cap: Capturer?, _ device: DeviceInfo, stalled: Bool, sinceNs: UInt64) {
         guard !closed, let cap, capturer === cap else { return }
-        eventHandler?(.stall(device, stalled: stalled, sinceNs: sinceNs))
+        emit(.stall(device, stalled: stalled, sinceNs: sinceNs))
     }
 
     /// S24/S25: a device came or went.
@@ -415,9 +433,9 @@ public final class VideoSession: @unchecked Sendable {
         guard !closed else { return }
         switch change {
         case .removed(let d):
-            if follower.removed(d, announce: { eventHandler?($0) }) { lost(d) }
+            if follower.removed(d, announce: { emit($0) }) { lost(d) }
         case .added(let d):
-            if follower.added(d, announce: { eventHandler?($0) }) { _ = switchTo(d, keeping: nil) }
+            if follower.added(d, announce: { emit($0) }) { _ = switchTo(d, keeping: nil) }
         case .permission:
             break  // the cameras it lets in or out arrive as added/removed
         }
@@ -699,7 +717,7 @@ public final class VideoSession: @unchecked Sendable {
             fourcc: preference.output ?? chosen.fourcc, width: chosen.width, height: chosen.height, strides: [],
             frameBytes: 0, frameRate: chosen.rate, bufferCount: 0, sourceFourCC: chosen.fourcc,
             adjustments: chosen.adjustments)
-        eventHandler?(.selected(device, fmt))
+        emit(.selected(device, fmt))
         return error
     }
 

@@ -71,6 +71,17 @@ final class CaptureThread: @unchecked Sendable {
         joined = true
     }
 
+    /// Runs `body` on a new library thread nobody joins ("camcore-close"):
+    /// the teardown a close asked for from inside one of the object's own
+    /// callbacks, which waits there for that callback to return. False
+    /// when no thread could be started (the body did not run).
+    @discardableResult
+    static func detached(_ body: @escaping () -> Void) -> Bool {
+        guard let t = try? CaptureThread(name: "camcore-close", body) else { return false }
+        t.detach()
+        return true
+    }
+
     /// Lets the thread end on its own (for a thread that stops itself).
     func detach() {
         guard !joined else { return }
@@ -78,3 +89,9 @@ final class CaptureThread: @unchecked Sendable {
         joined = true
     }
 }
+
+/// For the C ABI: runs `body` on a detached library thread (the rest of a
+/// free asked for from inside a callback; see CaptureThread.detached).
+/// False when no thread could be started.
+@discardableResult
+package func runDetached(_ body: @escaping () -> Void) -> Bool { CaptureThread.detached(body) }

@@ -51,18 +51,16 @@ public func cabi_capturer_close(_ capturer: OpaquePointer?) {
         _ = Handles.shared.remove(capturer, as: CapturerBox.self)
         return
     }
-    do {
-        try box.capturer.close()
-        // A frame fd handed out may have a waiter (epoll, asyncio) that
-        // must see it readable before it is closed: keep the handle as
-        // closed until the next call on it (Handles.keepClosed).
-        if box.capturer.pullQueue?.fdHandedOut == true {
-            _ = Handles.shared.keepClosed(capturer)
-        } else {
-            _ = Handles.shared.remove(capturer, as: CapturerBox.self)
-        }
-    } catch {
-        _ = fail(error)
+    // Never fails: from inside the capturer's own callback the teardown
+    // finishes on a library thread once that callback returned.
+    box.capturer.close()
+    // A frame fd handed out may have a waiter (epoll, asyncio) that
+    // must see it readable before it is closed: keep the handle as
+    // closed until the next call on it (Handles.keepClosed).
+    if box.capturer.pullQueue?.fdHandedOut == true {
+        _ = Handles.shared.keepClosed(capturer)
+    } else {
+        _ = Handles.shared.remove(capturer, as: CapturerBox.self)
     }
 }
 

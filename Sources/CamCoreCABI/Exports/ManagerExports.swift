@@ -60,7 +60,6 @@ public func cabi_manager_new(_ config: UnsafePointer<camcore_manager_config>?,
 
 @_cdecl("camcore_manager_free")
 public func cabi_manager_free(_ manager: OpaquePointer?) {
-    let fn = "camcore_manager_free"
     guard let manager, let box = Handles.shared.get(manager, as: ManagerBox.self) else { return }
     // Everything made from the manager is stopped here, which waits for
     // its callbacks: from inside one of them that would wait for itself.
@@ -72,7 +71,20 @@ public func cabi_manager_free(_ manager: OpaquePointer?) {
         }
     }
     if inside {
-        _ = fail(.wouldDeadlock("\(fn) called from a callback of the manager or of a capturer or session made from it; free it after the callback returns"))
+        // Never fails: everything made from the manager is muted now (no
+        // callback starts), and the free itself runs on a library thread,
+        // where it waits for the running callback to return.
+        box.mute()
+        for child in Handles.shared.children(of: manager) {
+            switch child {
+            case let s as SessionBox: s.session.close()
+            case let c as CapturerBox: c.capturer.close()
+            default: break
+            }
+        }
+        // With no thread to be had everything stays muted until exit.
+        let handle = UInt(bitPattern: manager)
+        runDetached { cabi_manager_free(OpaquePointer(bitPattern: handle)) }
         return
     }
     guard let (m, children, forgotten) = Handles.shared.removeRetiringChildren(manager, as: ManagerBox.self) else { return }
@@ -81,7 +93,7 @@ public func cabi_manager_free(_ manager: OpaquePointer?) {
     for child in children {
         switch child {
         case let s as SessionBox: s.session.close()
-        case let c as CapturerBox: try? c.capturer.close()
+        case let c as CapturerBox: c.capturer.close()
         default: break
         }
     }

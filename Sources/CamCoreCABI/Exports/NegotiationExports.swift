@@ -47,13 +47,9 @@ public func cabi_manager_negotiate(_ manager: OpaquePointer?, _ deviceID: Unsafe
     if let preference {
         do { p = try Versioned.preference.read(preference, over: p, fn, "preference") } catch { return fail(error) }
     }
-    guard p.width > 0, p.height > 0, let lo = rate(p.min_fps, "min"), let hi = rate(p.max_fps, "max"), lo <= hi else {
-        return invalid("\(fn): the preference needs a non-zero size and 0 < min_fps <= max_fps")
-    }
     do {
-        let n = try box.manager.negotiate(deviceID: String(cString: deviceID), preference: CapturePreference(
-            width: Int(p.width), height: Int(p.height), minRate: lo, maxRate: hi,
-            output: p.output_fourcc == 0 ? nil : FourCC(rawValue: p.output_fourcc)))
+        let n = try box.manager.negotiate(deviceID: String(cString: deviceID),
+                                          preference: try capturePreference(p, fn))
         writeSetting(n, out!)
         return 0
     } catch {

@@ -34,16 +34,7 @@ private func sink(_ cb: UnsafePointer<camcore_frame_callbacks>?, _ fn: String) t
 }
 
 private func preference(_ p: UnsafePointer<camcore_preference>, _ fn: String) throws(CamError) -> CapturePreference {
-    let v = try Versioned.preference.read(p, over: camcore_preference(), fn, "preference")
-    guard v.width > 0, v.height > 0, v.min_fps.numerator > 0, v.min_fps.denominator > 0,
-          v.max_fps.numerator > 0, v.max_fps.denominator > 0 else {
-        throw .invalidArgument("\(fn): the preference needs a non-zero size and rates")
-    }
-    let lo = FrameRate(v.min_fps.numerator, v.min_fps.denominator)
-    let hi = FrameRate(v.max_fps.numerator, v.max_fps.denominator)
-    guard lo <= hi else { throw .invalidArgument("\(fn): min_fps is above max_fps") }
-    return CapturePreference(width: Int(v.width), height: Int(v.height), minRate: lo, maxRate: hi,
-                             output: v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc))
+    try capturePreference(try Versioned.preference.read(p, over: camcore_preference(), fn, "preference"), fn)
 }
 
 private func request(_ c: UnsafePointer<camcore_capture_config>?, _ fn: String) throws(CamError) -> CaptureRequest {
@@ -65,7 +56,7 @@ private func request(_ c: UnsafePointer<camcore_capture_config>?, _ fn: String) 
 private func completion(_ fn: camcore_completion_fn?, _ userData: UnsafeMutableRawPointer?) -> ((CamError?) -> Void)? {
     guard let fn else { return nil }
     return { e in
-        if let e { e.message.withCString { _ = $0; LastError.set(e.message) } }
+        if let e { LastError.set(e.message) }
         fn(userData, e?.status ?? 0)
     }
 }
@@ -120,11 +111,9 @@ public func cabi_session_free(_ session: OpaquePointer?) {
         _ = Handles.shared.remove(session, as: SessionBox.self)
         return
     }
-    if box.session.isInsideCallback {
-        _ = fail(.wouldDeadlock("CAMCORE_E_WOULD_DEADLOCK: camcore_session_free called from the session's own callback; free it after the callback returns"))
-        return
-    }
     _ = Handles.shared.remove(session, as: SessionBox.self)
+    // Never fails: from inside the session's own callback the session is
+    // muted now and turned off on a library thread once that callback returned.
     box.session.close()
 }
 
@@ -290,33 +279,28 @@ public func cabi_session_get_state(_ s: OpaquePointer?, _ out: UnsafeMutablePoin
     }
 }
 
-/// Queues a capturer operation: handle check, then the engine call.
-private func queued(_ session: OpaquePointer?, _ fn: String, _ body: (VideoSession) throws(CamError) -> Void) -> Int32 {
-    call(session, fn, body)
-}
-
 @_cdecl("camcore_session_start")
 public func cabi_session_start(_ s: OpaquePointer?, _ c: UnsafePointer<camcore_capture_config>?,
                                _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
     let fn = "camcore_session_start"
-    return queued(s, fn) { v throws(CamError) in v.start(try request(c, fn), completion: completion(done, ud)) }
+    return call(s, fn) { v throws(CamError) in v.start(try request(c, fn), completion: completion(done, ud)) }
 }
 
 @_cdecl("camcore_session_stop")
 public func cabi_session_stop(_ s: OpaquePointer?, _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
-    queued(s, "camcore_session_stop") { v in v.stop(completion: completion(done, ud)) }
+    call(s, "camcore_session_stop") { v in v.stop(completion: completion(done, ud)) }
 }
 
 @_cdecl("camcore_session_restart")
 public func cabi_session_restart(_ s: OpaquePointer?, _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
-    queued(s, "camcore_session_restart") { v in v.restart(completion: completion(done, ud)) }
+    call(s, "camcore_session_restart") { v in v.restart(completion: completion(done, ud)) }
 }
 
 @_cdecl("camcore_session_change")
 public func cabi_session_change(_ s: OpaquePointer?, _ c: UnsafePointer<camcore_capture_config>?,
                                 _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
     let fn = "camcore_session_change"
-    return queued(s, fn) { v throws(CamError) in v.change(try request(c, fn), completion: completion(done, ud)) }
+    return call(s, fn) { v throws(CamError) in v.change(try request(c, fn), completion: completion(done, ud)) }
 }
 
 @_cdecl("camcore_session_select")
@@ -325,12 +309,12 @@ public func cabi_session_select(_ s: OpaquePointer?, _ id: UnsafePointer<CChar>?
     let fn = "camcore_session_select"
     guard let id else { return invalid("\(fn): device_id is NULL") }
     let deviceID = String(cString: id)
-    return queued(s, fn) { v in v.select(deviceID: deviceID, completion: completion(done, ud)) }
+    return call(s, fn) { v in v.select(deviceID: deviceID, completion: completion(done, ud)) }
 }
 
 @_cdecl("camcore_session_flip")
 public func cabi_session_flip(_ s: OpaquePointer?, _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
-    queued(s, "camcore_session_flip") { v in v.flip(completion: completion(done, ud)) }
+    call(s, "camcore_session_flip") { v in v.flip(completion: completion(done, ud)) }
 }
 
 @_cdecl("camcore_session_set_preference")
@@ -338,7 +322,7 @@ public func cabi_session_set_preference(_ s: OpaquePointer?, _ p: UnsafePointer<
                                         _ done: camcore_completion_fn?, _ ud: UnsafeMutableRawPointer?) -> Int32 {
     let fn = "camcore_session_set_preference"
     guard let p else { return invalid("\(fn): preference is NULL") }
-    return queued(s, fn) { v throws(CamError) in v.setPreference(try preference(p, fn), completion: completion(done, ud)) }
+    return call(s, fn) { v throws(CamError) in v.setPreference(try preference(p, fn), completion: completion(done, ud)) }
 }
 
 @_cdecl("camcore_session_set_capture_hook")

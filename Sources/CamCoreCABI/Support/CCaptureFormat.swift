@@ -65,3 +65,17 @@ func namingDmabufEnvironment(_ error: CamError, _ v: camcore_capture_config, _ r
     let value = getenv(Environment.captureDmabuf).map { String(cString: $0) } ?? ""
     return error.mapMessage { "\($0) (DMA-BUF export was asked by the environment: \(Environment.captureDmabuf)=\(value); unset it or set it to 0)" }
 }
+
+/// A caller's camcore_preference as the engine's (S6), checked once for
+/// every function that takes one: a non-zero size and 0 < min_fps <= max_fps.
+func capturePreference(_ v: camcore_preference, _ fn: String) throws(CamError) -> CapturePreference {
+    guard v.width > 0, v.height > 0, v.min_fps.numerator > 0, v.min_fps.denominator > 0,
+          v.max_fps.numerator > 0, v.max_fps.denominator > 0 else {
+        throw .invalidArgument("\(fn): the preference needs a non-zero size and 0 < min_fps <= max_fps")
+    }
+    let lo = FrameRate(v.min_fps.numerator, v.min_fps.denominator)
+    let hi = FrameRate(v.max_fps.numerator, v.max_fps.denominator)
+    guard lo <= hi else { throw .invalidArgument("\(fn): the preference needs a non-zero size and 0 < min_fps <= max_fps") }
+    return CapturePreference(width: Int(v.width), height: Int(v.height), minRate: lo, maxRate: hi,
+                             output: v.output_fourcc == 0 ? nil : FourCC(rawValue: v.output_fourcc))
+}

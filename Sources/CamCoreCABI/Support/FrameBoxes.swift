@@ -356,7 +356,12 @@ final class ManagerBox {
     let manager: Manager
     private var hotplugToken: Int?
     private let lock = Mutex(())
+    /// Freed from inside a callback: no hot-plug callback starts any more.
+    private let muted = MuteFlag()
     init(_ m: Manager) { manager = m }
+
+    /// No hot-plug callback starts from now on (any thread, no waiting).
+    func mute() { muted.on.store(true, ordering: .releasing) }
 
     deinit { if let t = hotplugToken { manager.stopObserving(t) } }
 
@@ -365,8 +370,10 @@ final class ManagerBox {
         lock.withLock { _ -> Int32 in
             if let t = hotplugToken { manager.stopObserving(t); hotplugToken = nil }
             guard let c else { return 0 }
+            let muted = self.muted
             do throws(CamError) {
                 hotplugToken = try manager.observeDevices { change in
+                    if muted.on.load(ordering: .acquiring) { return }
                     switch change {
                     case .added(let d): if let f = c.on_connected { withCDevice(d) { f(c.user_data, $0) } }
                     case .removed(let d): if let f = c.on_disconnected { withCDevice(d) { f(c.user_data, $0) } }
@@ -380,6 +387,11 @@ final class ManagerBox {
             }
         }
     }
+}
+
+/// A flag shared with callbacks that must not keep its owner alive.
+final class MuteFlag: Sendable {
+    let on = Atomic<Bool>(false)
 }
 
 /// Calls `body` with a C description of `d` valid during the call.

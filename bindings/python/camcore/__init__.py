@@ -25,9 +25,10 @@ with ImportError when none is found or its version does not match.
 Threading: every call may be made from any thread. Callbacks run on threads
 the library creates (a capturer's capture thread, a session's camera queue,
 the hot-plug monitor), one at a time per object; when an object's stop() or
-close() returns, none of its callbacks runs again. Calling stop()/close()
-from inside the object's own callback raises WouldDeadlockError instead of
-hanging. An exception raised by a callback never reaches C: it is kept (and
+close() returns, none of its callbacks runs again. close() never fails:
+called from inside the object's own callback, no other callback starts and
+the teardown finishes on a camcore thread once that callback returns. stop()
+from there raises WouldDeadlockError instead of hanging. An exception raised by a callback never reaches C: it is kept (and
 re-raised by stop(), or logged).
 
 Ownership: lists and descriptions are copied into Python objects. A Frame

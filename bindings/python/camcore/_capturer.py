@@ -13,9 +13,10 @@ Threading: every method may be called from any thread. ``on_frame``,
 ``on_error`` and ``on_stall`` run on the capturer's own capture thread (one
 the library creates), one frame at a time, in capture order. When
 ``stop()`` or ``close()`` returns, no callback of the capturer runs again
-(so whatever they use may be freed). Calling ``stop()``/``close()`` from
-inside the capturer's own callback raises WouldDeadlockError instead of
-hanging. An exception raised by a callback never reaches C: it is caught,
+(so whatever they use may be freed). ``close()`` never fails: from inside
+the capturer's own callback no other callback starts and the device is
+closed on a camcore thread once that callback returns; ``stop()`` from there
+raises WouldDeadlockError instead of hanging. An exception raised by a callback never reaches C: it is caught,
 frames keep coming, and the first one is re-raised by ``stop()`` (or
 ``capture()``), or logged by ``close()``.
 """
@@ -37,6 +38,7 @@ from ._args import (I32_MAX, I64_MAX, I64_MIN, Rate, c_fraction, callable_or_non
 from ._args import frac
 from ._controls import STRING_CONTROL_MAX, Control, ControlChange, control_key
 from ._controls import control_id as _control_id
+from ._closing import Closing
 from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, InvalidArgValueError, NotSupportedError, text_out,
                       StateError, WouldDeadlockError, _s, check, error_for_status,
                       last_error_message)
@@ -101,8 +103,12 @@ def capture_config(fourcc: FormatOrSetting, width: int, height: int, fps: Option
 # neither they nor their CFUNCTYPE thunks are collected while streaming.
 _live_lock = threading.Lock()
 _live: Set["Capturer"] = set()
-# Which capturer's callback is running on this thread (for the deadlock guard).
+# Which capturer's callback is running on this thread (stop() is refused there).
 _tls = threading.local()
+# Thunks of capturers closed from inside their own callback: C finishes the
+# close on its thread once that callback returned and calls none of them
+# again, but the running one must outlive its own return. Kept until exit.
+_closed_in_callback: List[Any] = []
 
 
 def _close_all_at_exit() -> None:
@@ -128,7 +134,7 @@ OnRestart = Callable[[bool, int], None]
 OnControlChanged = Callable[[ControlChange], None]
 
 
-class Capturer:
+class Capturer(Closing):
     """One open camera device (camcore_capturer). Use as a context manager.
 
     Created by Manager.open(). close() (or leaving the `with` block) stops
@@ -439,23 +445,28 @@ class Capturer:
             raise exc
 
     def close(self) -> None:
-        """Stops and closes the device (camcore_capturer_close). Closing twice is OK.
+        """Stops and closes the device (camcore_capturer_close). Closing twice is OK;
+        it never fails.
 
         When it returns no callback runs again and the fd is closed; retained
         frames stay valid until released. A callback exception not yet
-        re-raised by stop() is logged. Raises WouldDeadlockError (and leaves
-        the capturer open) when called from this capturer's own callback.
+        re-raised by stop() is logged. Called from inside this capturer's own
+        callback, no other callback starts, and the device is closed on a camcore
+        thread right after that callback returns.
         """
-        if self._in_own_callback():
-            raise WouldDeadlockError(
-                f"close() of {self._device_id!r} called from its own callback",
-                detail="the capturer stays open")
+        inside = self._in_own_callback()
         with self._lock:
             h, self._handle = self._handle, None
             generation = self._generation
         if h is None:
             return
         _lib.camcore_capturer_close(h)
+        if inside:
+            # The running thunk must outlive its own return: keep them all.
+            with _live_lock:
+                _closed_in_callback.append((self._thunks, self._control_thunk))
+                _live.discard(self)
+            return
         self._cb_thread = None
         self._forget_thunks(generation)
         exc = self._take_callback_exception()
@@ -829,20 +840,6 @@ class Capturer:
         with self._loop_lock:
             if not self.closed and self._runs == run:
                 self.stop()
-
-    def __enter__(self) -> "Capturer":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        # Not reached while streaming (_live holds a reference); closes a stopped one.
-        try:
-            if self._handle is not None and not self._in_own_callback():
-                self.close()
-        except Exception:
-            pass
 
     def __repr__(self) -> str:
         state = "closed" if self._handle is None else "open"

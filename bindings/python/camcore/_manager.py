@@ -26,6 +26,7 @@ from . import _raw
 from ._args import (I32_MAX, I32_MIN, Rate, c_fraction, callable_or_none, cstr, frac, int_in,
                     output_size_arg, u32, timeout_ms)
 from ._capturer import Capturer, stall_restart_ms
+from ._closing import Closing
 from ._errors import (InvalidArgError, InvalidArgTypeError, InvalidArgValueError, StateError, WouldDeadlockError, _s,
                       check)
 from ._info import DeviceInfo, Format, Holder, Holders, Setting, device_from_c, format_from_c, setting_from_c
@@ -42,12 +43,15 @@ _Child = TypeVar("_Child", Capturer, Session)
 
 #: Which manager's hot-plug callback runs on this thread (for the deadlock guard).
 _hotplug_tls = threading.local()
+# Hot-plug thunks of managers closed from inside one of them: the running
+# one must outlive its own return (C calls none of them again). Kept until exit.
+_closed_in_callback: List[Any] = []
 
 OnDevice = Callable[[DeviceInfo], None]
 #: on_permission(state, detail): state is one of PERMISSIONS.
 OnPermission = Callable[[str, str], None]
 
-class Manager:
+class Manager(Closing):
     """A camera manager (camcore_manager): lists devices and formats, opens capturers.
 
     Args:
@@ -384,36 +388,23 @@ class Manager:
     def close(self) -> None:
         """Closes every Capturer and Session made from this manager, then frees it
         (camcore_manager_free). When it returns none of their callbacks runs
-        again. Closing twice is OK. Raises WouldDeadlockError (and closes
-        nothing) when called from a callback of one of them or from this
-        manager's hot-plug callback."""
+        again. Closing twice is OK; it never fails. Called from inside a callback
+        of the manager or of one of them, no other callback starts and the rest
+        of the teardown runs on a camcore thread right after that callback
+        returns."""
         with self._lock:
             if self._handle is None:
                 return
             children = list(self._children)
-        if getattr(_hotplug_tls, "manager", None) is self or \
-                any(c._in_own_callback() for c in children):
-            raise WouldDeadlockError("Manager.close() called from a callback of the manager or "
-                                     "of something made from it", detail="nothing was closed")
         for c in children:
             c.close()
         with self._lock:
             h, self._handle = self._handle, None
         if h is not None:
             _lib.camcore_manager_free(h)
-
-    def __enter__(self) -> "Manager":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        # Reached only once no capturer or session of it is left (they hold it).
-        try:
-            self.close()
-        except Exception:
-            pass
+        if getattr(_hotplug_tls, "manager", None) is self:
+            # The running hot-plug thunk must outlive its own return.
+            _closed_in_callback.append(self._hotplug)
 
     def __repr__(self) -> str:
         return f"<camcore.Manager {'closed' if self._handle is None else 'open'}>"

@@ -54,6 +54,7 @@ from . import _raw
 from ._args import (I32_MAX, U32_MAX, U64_MAX, Rate, c_fraction, callable_or_none, count_arg,
                     cstr, int_in, timeout_ms, timeout_s, u32)
 from ._capturer import FormatOrSetting, capture_config
+from ._closing import Closing
 from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, StateError,
                       WouldDeadlockError, _s, check, error_for_status, last_error_message, text_out)
 from ._frames import Frame, RetainedFrame, _pulled, call_pushing, numpy
@@ -238,7 +239,7 @@ OnDeviceStall = Callable[[Optional[DeviceInfo], bool, int], None]
 OnDeviceRestart = Callable[[Optional[DeviceInfo], bool, int], None]
 Completion = Callable[[Optional[CamcoreError]], None]
 
-class Session:
+class Session(Closing):
     """A video session: the camera switch of a call (camcore_session, S9–S21).
 
     The camera is on (open and streaming) exactly when video is transmitted
@@ -763,11 +764,10 @@ class Session:
     # -- lifetime --
     def close(self) -> None:
         """Turns the camera off and frees the session (camcore_session_free). When it
-        returns no callback of the session runs again. Closing twice is OK. Raises
-        WouldDeadlockError (and the session stays) when called from its own callback."""
-        if self._in_own_callback():
-            raise WouldDeadlockError("Session.close() called from the session's own callback",
-                                     detail="the session stays open")
+        returns no callback of the session runs again. Closing twice is OK; it never
+        fails. Called from inside one of the session's own callbacks, no other
+        callback starts and the camera is turned off on a camcore thread right after
+        that callback returns."""
         with self._lock:
             h, self._handle = self._handle, None
         if h is None:
@@ -783,19 +783,6 @@ class Session:
         if self.callback_error is not None:
             log.debug("camcore: session closed after %d callback exception(s)",
                       self.callback_error_count)
-
-    def __enter__(self) -> "Session":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            if self._handle is not None and not self._in_own_callback():
-                self.close()
-        except Exception:
-            pass
 
     def __repr__(self) -> str:
         if self._handle is None:
