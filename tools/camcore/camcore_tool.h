@@ -5,6 +5,7 @@
  *   main.c          usage, global options, command dispatch
  *   cmd_<name>.c    one command each (list, formats, capture, monitor, controls,
  *                   view)
+ *   view_window.c   `view`'s SDL2 window (view.h: what it shares with cmd_view.c)
  *   serve.c         `view --serve`: MJPEG over HTTP (libmicrohttpd)
  *   snapshot.c      PNG snapshots of frames (libpng)
  *   json.c          the JSON writer
