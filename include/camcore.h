@@ -2154,6 +2154,32 @@ int camcore_session_acquire_preview_frame(camcore_session *session, uint32_t pre
                                           const camcore_frame **frame);
 
 /**
+ * The pull loop's one call for a pull preview, as
+ * camcore_capturer_next_frame() is for a capturer: gives back the frame
+ * at *frame (if any), then takes the next one, as
+ * camcore_session_acquire_preview_frame() would. One library call per
+ * frame; `for (f = NULL; camcore_session_next_preview_frame(s, id, -1,
+ * &f) == CAMCORE_OK;) use(f);` is the whole loop, and the frame the loop
+ * still holds when it ends goes back with camcore_frame_release().
+ *
+ * \param session    the session.
+ * \param preview_id a pull preview's id (camcore_session_add_preview_pull()).
+ * \param timeout_ms as camcore_session_acquire_preview_frame().
+ * \param frame      in: NULL, or a frame to release first (acquired or
+ *                   retained, the app's to give back); out: the next frame,
+ *                   NULL on failure. The frame passed in is released
+ *                   whatever the outcome, except that a pointer that is no
+ *                   retained frame of camcore's is refused
+ *                   (CAMCORE_E_INVALID_ARG) with nothing released or taken and
+ *                   *frame left as it was.
+ * \returns as camcore_session_acquire_preview_frame().
+ * \threadsafety As camcore_session_acquire_preview_frame().
+ * \since 0.2
+ */
+int camcore_session_next_preview_frame(camcore_session *session, uint32_t preview_id, int32_t timeout_ms,
+                                       const camcore_frame **frame);
+
+/**
  * An eventfd readable exactly while a frame of the pull preview is
  * queued, for the app's own poll/epoll loop. camcore's: never read, write
  * or close it; valid until the preview is removed or the session freed.

@@ -20,6 +20,8 @@
  *   S36  camcore_capturer_next_frame: a loop holding one frame at a time
  *        gets rising sequences; a pointer that is no frame is refused with
  *        nothing taken; on failure *frame is NULL and the old one released
+ *   S36  camcore_session_next_preview_frame: the same loop on a session's
+ *        pull preview at depth 1 (rising sequences, refusals as above)
  *   S36  refusals: acquire on a callback capturer, before start and after
  *        stop (CAMCORE_E_STATE), depth 0 and 9, NULL out (INVALID_ARG),
  *        acquire with 0 timeout and nothing ready (CAMCORE_E_TIMEOUT)
@@ -282,6 +284,46 @@ static void test_S36_session_pull_preview(void)
     camcore_session_free(s);
 }
 
+/* S36: the same one-call loop for a session's pull preview as for a
+ * capturer: next_preview_frame gives back the previous frame and takes the
+ * next, at depth 1 too (each call must release or the next is refused). */
+static void test_S36_session_next_preview_frame_loop(void)
+{
+    camcore_session_config sc;
+    camcore_session *s = NULL;
+    const camcore_frame *f = NULL;
+    const camcore_frame *bogus;
+    uint32_t pid = 0, last_seq = 0;
+    int n = 0;
+
+    camcore_session_config_init(&sc);
+    sc.device_id = g_id;
+    sc.preference.width = 160;
+    sc.preference.height = 120;
+    sc.preference.max_fps.numerator = 60;
+    CHECK_STATUS(camcore_session_new(g_manager, &sc, &s), CAMCORE_OK, "camcore_session_new");
+    if (!s)
+        return;
+    bogus = (const camcore_frame *)&sc;
+    CHECK_STATUS(camcore_session_add_preview_pull(s, 1, &pid), CAMCORE_OK, "add_preview_pull depth 1");
+    CHECK_STATUS(camcore_session_next_preview_frame(s, pid, 1000, NULL), CAMCORE_E_INVALID_ARG, "NULL frame pointer");
+    while (n < 12 && camcore_session_next_preview_frame(s, pid, 2000, &f) == CAMCORE_OK) {
+        CHECK(f != NULL && f->width == 160 && f->height == 120, "loop frame %d", n);
+        if (n > 0)
+            CHECK(f->sequence > last_seq, "loop frame %d: sequence %u after %u", n, f->sequence, last_seq);
+        last_seq = f->sequence;
+        n++;
+    }
+    CHECK(n == 12, "12 preview frames through next_preview_frame at depth 1, got %d", n);
+    CHECK_STATUS(camcore_session_next_preview_frame(s, pid, 1000, &bogus), CAMCORE_E_INVALID_ARG,
+                 "a pointer that is no frame");
+    CHECK(bogus == (const camcore_frame *)&sc, "a refused pointer is left as it was");
+    CHECK_STATUS(camcore_session_next_preview_frame(s, 12345, 0, &f), CAMCORE_E_INVALID_ARG, "unknown preview id");
+    CHECK(f == NULL, "the held frame was released and *frame cleared");
+    CHECK_STATUS(camcore_session_remove_preview(s, pid), CAMCORE_OK, "remove the pull preview");
+    camcore_session_free(s);
+}
+
 static const char *setup(void)
 {
     return testlib_synthetic_manager(&g_manager, g_id, sizeof g_id);
@@ -300,6 +342,7 @@ static const struct testlib_test tests[] = {
     TESTLIB_TEST(test_S36_next_frame_loop),
     TESTLIB_TEST(test_S36_refusals),
     TESTLIB_TEST(test_S36_session_pull_preview),
+    TESTLIB_TEST(test_S36_session_next_preview_frame_loop),
 };
 
 static const struct testlib_suite suite = {

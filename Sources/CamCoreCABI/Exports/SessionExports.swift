@@ -223,6 +223,18 @@ public func cabi_session_acquire_preview_frame(_ s: OpaquePointer?, _ previewID:
     }
 }
 
+@_cdecl("camcore_session_next_preview_frame")
+public func cabi_session_next_preview_frame(_ s: OpaquePointer?, _ previewID: UInt32, _ timeoutMs: Int32,
+                                            _ frame: UnsafeMutablePointer<UnsafePointer<camcore_frame>?>?) -> Int32 {
+    let fn = "camcore_session_next_preview_frame"
+    guard let frame else { return invalid("\(fn): frame is NULL") }
+    if let prev = frame.pointee {
+        if let why = releaseRetained(prev, fn) { return invalid("\(why); *frame must be NULL or a frame to release") }
+        frame.pointee = nil
+    }
+    return cabi_session_acquire_preview_frame(s, previewID, timeoutMs, frame)
+}
+
 @_cdecl("camcore_session_get_preview_fd")
 public func cabi_session_get_preview_fd(_ s: OpaquePointer?, _ previewID: UInt32,
                                         _ fd: UnsafeMutablePointer<Int32>?) -> Int32 {

@@ -29,7 +29,7 @@ import threading
 import time
 from ctypes import POINTER, byref, c_int32, c_int64, sizeof
 from fractions import Fraction
-from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator, List, Optional, Set,
+from typing import (TYPE_CHECKING, Any, AsyncIterator, Callable, Iterator, List, Optional, Set, cast,
                     Tuple, Union)
 
 from . import _raw
@@ -42,7 +42,9 @@ from ._closing import Closing
 from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, InvalidArgValueError, NotSupportedError, text_out,
                       StateError, WouldDeadlockError, _s, check, error_for_status,
                       last_error_message)
-from ._frames import CapturedFrame, Frame, RetainedFrame, _get_ident, _next_frames, _pull_settle
+from ._frames import CapturedFrame, Frame, RetainedFrame
+from ._views import _get_ident
+from ._pull import _next_frames
 from ._info import CaptureFormat, CaptureStats, Setting, capture_format_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc
 from ._raw import (PULL_DEPTH_MAX, PULL_DEPTH_MIN, ON_CONTROL_CHANGED, ON_ERROR, ON_FRAME, ON_RESTART, ON_STALL, camcore_capture_config,
@@ -729,13 +731,13 @@ class Capturer(Closing):
         at once just works."""
         run = 0
 
-        def begin() -> Tuple[int, int, Callable[[], object]]:
+        def begin() -> Tuple[str, Tuple[Any, ...], int, Callable[[], object]]:
             # At the first iteration, as a generator's body would.
             nonlocal run
             count_arg(count)
             ms = timeout_ms(timeout)
             run = self._start_loop(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
-            return self._h(), ms, self._h
+            return "camcore_capturer_next_frame", (self._h(),), ms, self._h
 
         def end() -> None:
             # Only the capture this loop started: a generator collected
@@ -743,8 +745,8 @@ class Capturer(Closing):
             self._end_loop(run)
 
         # The loop itself, not a generator around it: one generator frame
-        # resumed per frame instead of two.
-        return _next_frames(begin, end, count, "Capturer.frames()", depth)
+        # resumed per frame instead of two. Without poll it yields no None.
+        return cast(Iterator[RetainedFrame], _next_frames(begin, end, count, "Capturer.frames()", depth))
 
     async def aframes(self, count: Optional[int] = None, fourcc: FormatOrSetting = "YUYV",
                       width: int = 640, height: int = 480, fps: Optional[Rate] = 30,
@@ -764,19 +766,17 @@ class Capturer(Closing):
         wait = timeout_s(timeout)
         loop = asyncio.get_running_loop()
         run = self._start_loop(fourcc, width, height, fps, buffer_count, output, depth, dmabuf, output_size)
-        h = self._h()
         fd = self.frame_fd()
-        acquire = _lib.camcore_capturer_acquire_frame
-        prev: Optional[RetainedFrame] = None
-        held = None
-        n = 0
+
+        def begin() -> Tuple[str, Tuple[Any, ...], int, Callable[[], object]]:
+            return "camcore_capturer_next_frame", (self._h(),), 0, self._h
+
+        # The same pull core as frames(), polling: None when no frame is
+        # ready, and this task waits on the frame fd meanwhile.
+        frames = _next_frames(begin, lambda: self._end_loop(run), count, "Capturer.aframes()", depth, poll=True)
         try:
-            while count is None or n < count:
-                held = _pull_settle(prev, held, depth >= 2)
-                prev = None
-                out = frame_p()
-                status = acquire(h, 0, byref(out))
-                if status == _raw.E_TIMEOUT:
+            for frame in frames:
+                while frame is None:
                     ready = loop.create_future()
                     waiter = (loop, ready)
                     with self._lock:
@@ -801,15 +801,12 @@ class Capturer(Closing):
                     if self._runs != run and not self.closed:
                         raise StateError("Capturer.aframes(): a newer frames()/aframes() loop or start took the "
                                          "capturer over; this loop has ended")
-                    continue
-                check(status, "Capturer.acquire()")
-                prev = RetainedFrame(out)
-                n += 1
-                yield prev
+                    frame = next(frames)
+                yield frame
         finally:
-            _pull_settle(prev, held, False)
-            # Only the capture this loop started (a later loop may have taken over).
-            self._end_loop(run)
+            # Settles the last frames and ends only the capture this loop
+            # started (a later loop may have taken over).
+            frames.close()
 
     def _start_loop(self, fourcc: FormatOrSetting, width: int, height: int, fps: Optional[Rate],
                     buffer_count: int, output: Optional[FourCC], depth: int, dmabuf: bool,

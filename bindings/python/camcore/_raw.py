@@ -674,6 +674,8 @@ PROTOTYPES: List[Tuple[str, Any, List[Any]]] = [
     ("camcore_session_acquire_preview_frame", c_int,
      [session_p, c_uint32, c_int32, POINTER(frame_p)]),
     ("camcore_session_get_preview_fd", c_int, [session_p, c_uint32, POINTER(c_int32)]),
+    ("camcore_session_next_preview_frame", c_int,
+     [session_p, c_uint32, c_int32, POINTER(frame_p)]),
 ]
 
 # --------------------------------------------------------------------------

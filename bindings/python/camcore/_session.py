@@ -48,7 +48,7 @@ import logging
 import threading
 import time as _time
 from ctypes import POINTER, byref, c_int32, c_uint32, sizeof
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union, cast
 
 from . import _raw
 from ._args import (I32_MAX, U32_MAX, U64_MAX, Rate, c_fraction, callable_or_none, count_arg,
@@ -57,7 +57,9 @@ from ._capturer import FormatOrSetting, capture_config
 from ._closing import Closing
 from ._errors import (CamcoreError, CamcoreTimeoutError, InvalidArgError, StateError,
                       WouldDeadlockError, _s, check, error_for_status, last_error_message, text_out)
-from ._frames import Frame, RetainedFrame, _pulled, call_pushing, numpy
+from ._frames import Frame, RetainedFrame
+from ._views import call_pushing, numpy
+from ._pull import _next_frames
 from ._info import DeviceInfo, CaptureFormat, SessionState, capture_format_from_c, device_from_c
 from ._pixfmt import FourCC, fourcc_str, output_fourcc, parse_fourcc, pixel_format
 from ._raw import (HOOK_DROP, HOOK_PASS, ON_CAPTURE, ON_COMPLETION, ON_DEVICE_ERROR,
@@ -751,15 +753,23 @@ class Session(Closing):
         """Adds a pull preview, yields `count` of its frames (None: until the loop
         ends), then removes it (the camera turns off if nothing else needs it).
         Each frame is valid until the next iteration unless retained."""
-        count_arg(count)
-        ms = timeout_ms(timeout)
-        pid = self.add_preview_pull(depth)
-        try:
-            yield from _pulled(_lib.camcore_session_acquire_preview_frame, (self._h(), pid, ms), count,
-                               "Session.acquire_preview()", depth)
-        finally:
-            if not self.closed:
+        pid = 0
+
+        def begin() -> Tuple[str, Tuple[Any, ...], int, Callable[[], object]]:
+            # At the first iteration, as a generator's body would.
+            nonlocal pid
+            count_arg(count)
+            ms = timeout_ms(timeout)
+            pid = self.add_preview_pull(depth)
+            return "camcore_session_next_preview_frame", (self._h(), pid), ms, self._h
+
+        def end() -> None:
+            if pid and not self.closed:
                 self.remove_preview(pid)
+
+        # Capturer.frames()' pull core; without poll it yields no None.
+        return cast(Iterator[RetainedFrame],
+                    _next_frames(begin, end, count, "Session.preview_frames()", depth))
 
     # -- lifetime --
     def close(self) -> None:
