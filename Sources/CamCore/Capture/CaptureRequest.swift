@@ -1,37 +1,37 @@
 // SPDX-License-Identifier: MIT
 /// What an app asks a capture to use (SPEC S17).
-public struct CaptureRequest: Sendable, Equatable {
-    public var fourcc: FourCC
+package struct CaptureRequest: Sendable, Equatable {
+    package var fourcc: FourCC
     /// Size in pixels.
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// Frame rate in fps; nil keeps the driver's rate.
-    public var frameRate: FrameRate?
+    package var frameRate: FrameRate?
     /// Capture buffers to ask for, 2...32.
-    public var bufferCount: Int
+    package var bufferCount: Int
     /// The pixel format frames are delivered in; nil delivers the
     /// driver's buffers as they are, without a copy (S8 "native").
-    public var output: FourCC?
+    package var output: FourCC?
     /// Export each buffer as DMA-BUF fds (S37, VIDIOC_EXPBUF) and give
     /// every plane its fd and offset. V4L2 native frames only.
-    public var dmabuf: Bool = false
+    package var dmabuf: Bool = false
     /// The size frames are delivered at, pixels (S38); 0×0 (the default)
     /// delivers the negotiated size. Needs `output`: camcore scales with
     /// libyuv (MJPEG: decoded at a DCT scale first), see PixelConverter.
-    public var outputWidth: Int = 0
-    public var outputHeight: Int = 0
+    package var outputWidth: Int = 0
+    package var outputHeight: Int = 0
     /// S48: a stream that stalls this long (ms) is restarted (stream off
     /// and on again); 0 never restarts. Default 3000.
-    public var stallRestartMs: Int = 3000
+    package var stallRestartMs: Int = 3000
     /// S48: restarts tried before the stall ends the stream (a timeout
     /// error); each frame that comes resets the count. Default 3.
-    public var stallRestartTries: Int = 3
+    package var stallRestartTries: Int = 3
     /// S45: turn the converted output by 0, 90, 180 or 270 degrees
     /// clockwise (90 and 270 swap width and height), e.g. to show a sensor
     /// mounted rotated (DeviceInfo.rotation) upright. Needs `output`.
-    public var outputRotation: Int = 0
+    package var outputRotation: Int = 0
 
-    public init(fourcc: FourCC = .yuyv, width: Int = 640, height: Int = 480,
+    package init(fourcc: FourCC = .yuyv, width: Int = 640, height: Int = 480,
                 frameRate: FrameRate? = FrameRate(30), bufferCount: Int = 4, output: FourCC? = nil,
                 dmabuf: Bool = false, outputWidth: Int = 0, outputHeight: Int = 0) {
         self.fourcc = fourcc; self.width = width; self.height = height
@@ -41,14 +41,14 @@ public struct CaptureRequest: Sendable, Equatable {
     }
 
     /// True when an output size (S38) is asked.
-    public var scales: Bool { outputWidth != 0 || outputHeight != 0 }
+    package var scales: Bool { outputWidth != 0 || outputHeight != 0 }
 
     /// Checks an output size (S38) on its own, before any device is
     /// touched: 0×0 (none), or both sides in 1...16384 with an output
     /// format, even where that format's chroma needs it. Throws
     /// invalidArgument saying which rule failed; the size against the
     /// captured one is checked at start (PixelConverter.checkOutputSize).
-    public static func checkOutputSize(_ w: Int, _ h: Int, output: FourCC?) throws(CamError) {
+    package static func checkOutputSize(_ w: Int, _ h: Int, output: FourCC?) throws(CamError) {
         if w == 0 && h == 0 { return }
         guard w > 0, h > 0 else {
             throw .invalidArgument("output size \(w)x\(h): give both sides, or 0x0 for the negotiated size")
@@ -73,7 +73,7 @@ public struct CaptureRequest: Sendable, Equatable {
     }
 
     /// Throws invalidArgument for sizes, rates or buffer counts no camera can use.
-    public func validate() throws(CamError) {
+    package func validate() throws(CamError) {
         guard width > 0, height > 0, width <= 65536, height <= 65536 else {
             throw .invalidArgument("size \(width)x\(height) is out of range (1...65536)")
         }
@@ -95,41 +95,41 @@ public struct CaptureRequest: Sendable, Equatable {
 }
 
 /// What a started capture really uses, as the driver applied it (S6).
-public struct CaptureFormat: Sendable, Equatable {
+package struct CaptureFormat: Sendable, Equatable {
     /// The pixel format of delivered frames (the output format when
     /// converting, else the driver's).
-    public var fourcc: FourCC
-    public var width: Int
-    public var height: Int
+    package var fourcc: FourCC
+    package var width: Int
+    package var height: Int
     /// Bytes per row of each plane, as delivered in frames.
-    public var strides: [Int]
+    package var strides: [Int]
     /// Bytes of one whole frame (sizeimage; summed over memory planes).
-    public var frameBytes: Int
+    package var frameBytes: Int
     /// The rate read back with VIDIOC_G_PARM; nil when the driver has none.
-    public var frameRate: FrameRate?
+    package var frameRate: FrameRate?
     /// Buffers the driver granted.
-    public var bufferCount: Int
+    package var bufferCount: Int
     /// The driver's pixel format (equal to `fourcc` unless converting).
-    public var sourceFourCC: FourCC = .yuyv
+    package var sourceFourCC: FourCC = .yuyv
     /// How the applied setting differs from the request (S6, S7).
-    public var adjustments: NegotiatedFormat.Adjustments = []
+    package var adjustments: NegotiatedFormat.Adjustments = []
     /// The size frames are delivered at (S38): the output size when one
     /// was asked, else `width`×`height`. `strides` and `frameBytes` are
     /// those of frames at this size.
-    public var outputWidth: Int = 0
-    public var outputHeight: Int = 0
+    package var outputWidth: Int = 0
+    package var outputHeight: Int = 0
 }
 
 /// Counters of one capture session (S22).
-public struct CaptureStats: Sendable, Equatable {
-    public var delivered: UInt64 = 0
-    public var dropped: UInt64 = 0
-    public var corrupted: UInt64 = 0
+package struct CaptureStats: Sendable, Equatable {
+    package var delivered: UInt64 = 0
+    package var dropped: UInt64 = 0
+    package var corrupted: UInt64 = 0
     /// Frame rate measured over the last (up to 32) frames' timestamps, fps.
-    public var measuredFPS: Double = 0
+    package var measuredFPS: Double = 0
     /// Stalls: times frames stopped for longer than `Capturer.stallThresholdNs`.
-    public var stalls: UInt64 = 0
+    package var stalls: UInt64 = 0
     /// Stream restarts made because of stalls (S48).
-    public var restarts: UInt64 = 0
-    public init() {}
+    package var restarts: UInt64 = 0
+    package init() {}
 }

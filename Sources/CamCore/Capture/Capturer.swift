@@ -10,25 +10,25 @@ import Glibc
 /// `close()` returns, no callback runs again. Every method is safe from
 /// any thread; `start`, `stop` and `close` called from inside this
 /// capturer's own callback throw `wouldDeadlock` instead of hanging.
-public final class Capturer: @unchecked Sendable {
-    public typealias FrameHandler = (Frame) -> Void
-    public typealias ErrorHandler = (CamError) -> Void
+package final class Capturer: @unchecked Sendable {
+    package typealias FrameHandler = (Frame) -> Void
+    package typealias ErrorHandler = (CamError) -> Void
     /// Told when frames stop (`stalled` true) and when they come back
     /// (false); `sinceNs` is the CLOCK_MONOTONIC time of the last frame
     /// before the stall (or of the start, when no frame came yet), in both.
-    public typealias StallHandler = (_ stalled: Bool, _ sinceNs: UInt64) -> Void
+    package typealias StallHandler = (_ stalled: Bool, _ sinceNs: UInt64) -> Void
     /// S48: a stalled stream is being restarted (`restarted` false: stream
     /// off and on again now) or was (true: on again; frames may follow),
     /// attempt 1, 2, ... since the last frame.
-    public typealias RestartHandler = (_ restarted: Bool, _ attempt: Int) -> Void
+    package typealias RestartHandler = (_ restarted: Bool, _ attempt: Int) -> Void
 
     /// No frame for this long is a stall: max(1 s, 5 frame intervals) of
     /// the applied rate (1 s when the driver has none).
-    public static func stallThresholdNs(_ rate: FrameRate?) -> UInt64 {
+    package static func stallThresholdNs(_ rate: FrameRate?) -> UInt64 {
         max(1_000_000_000, 5 * (rate?.frameDurationNs ?? 0))
     }
 
-    public let device: DeviceInfo
+    package let device: DeviceInfo
     private let backend: CaptureBackend
     /// Serialises start/stop/close.
     private let operations = Mutex(())
@@ -59,7 +59,7 @@ public final class Capturer: @unchecked Sendable {
     private let stamps = UnsafeMutablePointer<UInt64>.allocate(capacity: 32)
     private let stopRequested = Atomic<Bool>(false)
     /// The device's controls (S27), on its fd; see CameraControls.swift.
-    public let controls: CameraControls
+    package let controls: CameraControls
     /// The pull queue of the last `startPull` (S36); nil when started with callbacks.
     private let puller = Mutex<FramePuller?>(nil)
     /// The frame fd (S36): one eventfd for the capturer's whole life, shared
@@ -83,29 +83,29 @@ public final class Capturer: @unchecked Sendable {
     }
 
     /// True while frames flow (false after an error ended streaming).
-    public var isStreaming: Bool { running.load(ordering: .acquiring) }
+    package var isStreaming: Bool { running.load(ordering: .acquiring) }
 
     /// The format applied at the last start; nil before any start.
-    public var format: CaptureFormat? { session.withLock { $0.format } }
+    package var format: CaptureFormat? { session.withLock { $0.format } }
 
     /// What the frame path last found of a frame's geometry (S43), e.g.
     /// "the camera delivers RGB3 636x480 (stride 1908), not the
     /// negotiated 640x480: ..."; nil while every frame fits the negotiated
     /// format. Kept across stop; cleared at start.
-    public var frameNote: String? { note.withLock { $0 } }
+    package var frameNote: String? { note.withLock { $0 } }
     private let note = Mutex<String?>(nil)
 
     /// Called on the capture thread (or a pull reader's) when frames turn
     /// out to have another consistent geometry than negotiated (S43), with
     /// the capture's format as it is now and `frameNote`. Set before start.
-    public var onFormatChange: (@Sendable (CaptureFormat, String) -> Void)? {
+    package var onFormatChange: (@Sendable (CaptureFormat, String) -> Void)? {
         get { formatChangeHandler.withLock { $0 } }
         set { formatChangeHandler.withLock { $0 = newValue } }
     }
     private let formatChangeHandler = Mutex<(@Sendable (CaptureFormat, String) -> Void)?>(nil)
 
     /// Counters since the last start.
-    public var stats: CaptureStats {
+    package var stats: CaptureStats {
         var s = counters.withLock { $0.stats }
         s.delivered &+= framesDelivered.load(ordering: .acquiring)
         s.dropped &+= framesDropped.load(ordering: .acquiring)
@@ -117,7 +117,7 @@ public final class Capturer: @unchecked Sendable {
     }
 
     /// The native fd (S28), borrowed; nil for the synthetic camera or once closed.
-    public var fileDescriptor: Int32? {
+    package var fileDescriptor: Int32? {
         session.withLock { $0.closed } ? nil : backend.fileDescriptor
     }
 
@@ -129,7 +129,7 @@ public final class Capturer: @unchecked Sendable {
     /// stall callback on the capture thread, or the control-change
     /// handler on the control-event thread. stop/close from there would
     /// wait for the calling thread itself.
-    public var isInsideCallback: Bool { onCaptureThread() || controls.isInsideHandler }
+    package var isInsideCallback: Bool { onCaptureThread() || controls.isInsideHandler }
 
     /// Negotiates `request`, starts streaming and delivers each frame to
     /// `onFrame` on the capture thread. `onError` is called at most once,
@@ -142,7 +142,7 @@ public final class Capturer: @unchecked Sendable {
     /// then streaming ends with a timeout error (`onError`).
     /// Errors: invalidArgument, state (already started or closed),
     /// notSupported, busy, noDevice, io, noMemory, wouldDeadlock.
-    public func start(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
+    package func start(_ request: CaptureRequest, onFrame: @escaping FrameHandler,
                       onError: @escaping ErrorHandler = { _ in },
                       onStall: StallHandler? = nil, onRestart: RestartHandler? = nil) throws(CamError) {
         try startStream(request, onFrame: onFrame, onError: onError, onStall: onStall, onRestart: onRestart,
@@ -269,7 +269,7 @@ public final class Capturer: @unchecked Sendable {
     /// at least 2 × depth + 2 buffers, so queued and held frames never
     /// starve it. Errors: as `start`, and invalidArgument (depth).
     @discardableResult
-    public func startPull(_ request: CaptureRequest, depth: Int = 2) throws(CamError) -> FramePuller {
+    package func startPull(_ request: CaptureRequest, depth: Int = 2) throws(CamError) -> FramePuller {
         let fd = try frameFDState.withLock { f throws(CamError) -> FrameFD in
             if f.waker == nil { f.waker = try Waker() }
             return f
@@ -289,7 +289,7 @@ public final class Capturer: @unchecked Sendable {
     /// The frame fd of the pull queue (S36), handed out to the app from now
     /// on; nil once closed when it was not handed out before the close.
     /// Errors: state (not started in pull mode).
-    public func frameFD() throws(CamError) -> Int32? {
+    package func frameFD() throws(CamError) -> Int32? {
         guard let p = puller.withLock({ $0 }) else {
             throw .state("the capturer is not started in pull mode")
         }
@@ -299,14 +299,14 @@ public final class Capturer: @unchecked Sendable {
     }
 
     /// The pull queue when started with `startPull` (also after it stopped).
-    public var pullQueue: FramePuller? { puller.withLock { $0 } }
+    package var pullQueue: FramePuller? { puller.withLock { $0 } }
 
     /// The next frame of a capturer started with `startPull`, waiting up to
     /// `timeoutMs` (0: poll; < 0: no limit); release the returned object
     /// when done. Errors: state (started with callbacks, not started,
     /// stopped, or `depth` frames not released), timeout, wouldDeadlock
     /// (from this capturer's own callback), and what ended streaming.
-    public func acquire(timeoutMs: Int32) throws(CamError) -> RetainedFrame {
+    package func acquire(timeoutMs: Int32) throws(CamError) -> RetainedFrame {
         if onCaptureThread() { throw .wouldDeadlock("acquire() called from this capturer's own callback") }
         guard let p = puller.withLock({ $0 }) else {
             throw .state(isStreaming ? "the capturer was started with callbacks; frames come to them, not to acquire"
@@ -615,7 +615,7 @@ public final class Capturer: @unchecked Sendable {
 
     /// Stops streaming; afterwards no callback runs. Stopping a stopped
     /// capturer does nothing. Errors: wouldDeadlock (from the callback).
-    public func stop() throws(CamError) {
+    package func stop() throws(CamError) {
         if onCaptureThread() { throw .wouldDeadlock("stop() called from this capturer's own callback") }
         operations.withLock { _ in stopLocked() }
     }
@@ -660,7 +660,7 @@ public final class Capturer: @unchecked Sendable {
     /// streaming ends when the running one returns) and the rest of the
     /// teardown runs on a library thread once that callback has returned,
     /// so the device is closed shortly after (ISSUES 32: close cannot fail).
-    public func close() {
+    package func close() {
         if isInsideCallback {
             closeAfterCallback()
             return

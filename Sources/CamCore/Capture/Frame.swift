@@ -1,46 +1,46 @@
 // SPDX-License-Identifier: MIT
 /// One plane of a frame: where it starts, the bytes per row, the bytes used.
-public struct Plane: @unchecked Sendable {
+package struct Plane: @unchecked Sendable {
     /// First byte of the plane (after V4L2's data_offset). Borrowed.
-    public var base: UnsafeMutableRawPointer?
+    package var base: UnsafeMutableRawPointer?
     /// Bytes from one row to the next (bytesperline); 0 for compressed data.
-    public var stride: Int
+    package var stride: Int
     /// Bytes of valid data in the plane.
-    public var length: Int
+    package var length: Int
 
-    public init(base: UnsafeMutableRawPointer?, stride: Int, length: Int) {
+    package init(base: UnsafeMutableRawPointer?, stride: Int, length: Int) {
         self.base = base; self.stride = stride; self.length = length
     }
-    public static let empty = Plane(base: nil, stride: 0, length: 0)
+    package static let empty = Plane(base: nil, stride: 0, length: 0)
 }
 
 /// Frame flags (SPEC S22, S26).
-public struct FrameFlags: OptionSet, Sendable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct FrameFlags: OptionSet, Sendable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
     /// V4L2_BUF_FLAG_ERROR or a short buffer: the pixels are not to be trusted.
-    public static let corrupted = FrameFlags(rawValue: 1)
+    package static let corrupted = FrameFlags(rawValue: 1)
 }
 
 /// A captured frame (SPEC S22). Its planes point into a capture buffer
 /// that is valid during the frame callback; `retain()` keeps the buffer
 /// out of the capture queue until the returned object is released (S23).
 /// Plain value: building one allocates nothing.
-public struct Frame: @unchecked Sendable {
-    public var fourcc: FourCC
+package struct Frame: @unchecked Sendable {
+    package var fourcc: FourCC
     /// Size in pixels.
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// Planes in use, 1...3.
-    public var planeCount: Int
-    public var planes: (Plane, Plane, Plane)
+    package var planeCount: Int
+    package var planes: (Plane, Plane, Plane)
     /// Capture time, CLOCK_MONOTONIC nanoseconds.
-    public var timestampNs: UInt64
+    package var timestampNs: UInt64
     /// The driver's sequence number.
-    public var sequence: UInt32
-    public var flags: FrameFlags
+    package var sequence: UInt32
+    package var flags: FrameFlags
     /// Frames the driver dropped just before this one (sequence gap).
-    public var droppedBefore: UInt32
+    package var droppedBefore: UInt32
 
     /// The buffers this frame lives in. Not a strong reference: a plain
     /// frame is only valid while its pool delivers it (the capture thread
@@ -72,7 +72,7 @@ public struct Frame: @unchecked Sendable {
 
     /// A frame of the app's own memory (custom source, hook replacement).
     /// Not retainable: camcore does not own the pixels.
-    public init(fourcc: FourCC, width: Int, height: Int, planeCount: Int, planes: (Plane, Plane, Plane),
+    package init(fourcc: FourCC, width: Int, height: Int, planeCount: Int, planes: (Plane, Plane, Plane),
                 timestampNs: UInt64, sequence: UInt32, flags: FrameFlags = [], droppedBefore: UInt32 = 0) {
         self.init(fourcc: fourcc, width: width, height: height, planeCount: planeCount, planes: planes,
                   timestampNs: timestampNs, sequence: sequence, flags: flags, pool: nil, slot: 0)
@@ -80,7 +80,7 @@ public struct Frame: @unchecked Sendable {
     }
 
     /// Plane `i` (0...2); `.empty` past `planeCount`.
-    public func plane(_ i: Int) -> Plane {
+    package func plane(_ i: Int) -> Plane {
         switch i {
         case 0: return planes.0
         case 1 where planeCount > 1: return planes.1
@@ -91,22 +91,22 @@ public struct Frame: @unchecked Sendable {
 
     /// False for frames the app made (custom source, hook replacement):
     /// camcore does not own their memory, so it cannot keep it.
-    public var isRetainable: Bool { pool != nil }
+    package var isRetainable: Bool { pool != nil }
 
     /// Plane `i` as a DMA-BUF (S37): the fd of its buffer (VIDIOC_EXPBUF)
     /// and its byte offset there; (-1, 0) when the capture exports none.
     /// camcore's fd, valid as long as the frame. Worked out from the pool
     /// when asked, so frames carry nothing extra on the frame path.
-    public var hasDmabuf: Bool { pool?.exportsDmabuf ?? false }
+    package var hasDmabuf: Bool { pool?.exportsDmabuf ?? false }
 
-    public func dmabuf(plane i: Int) -> (fd: Int32, offset: Int) {
+    package func dmabuf(plane i: Int) -> (fd: Int32, offset: Int) {
         guard i < planeCount, let pool, pool.exportsDmabuf else { return (-1, 0) }
         return pool.dmabuf(slot: slot, plane: i, base: self.plane(i).base)
     }
 
     /// Keeps this frame's buffer until the returned object is released
     /// (deinitialised). Safe from any thread, also after the capture stops.
-    public func retain() -> RetainedFrame {
+    package func retain() -> RetainedFrame {
         pool?.retain(slot)
         return RetainedFrame(frame: self, owner: pool)
     }
@@ -114,8 +114,8 @@ public struct Frame: @unchecked Sendable {
 
 /// A frame kept beyond its callback (S23). The buffer returns to the
 /// capture queue when this object is released.
-public final class RetainedFrame: @unchecked Sendable {
-    public let frame: Frame
+package final class RetainedFrame: @unchecked Sendable {
+    package let frame: Frame
     /// Keeps the buffers (mapped memory) alive as long as the frame is kept.
     private let owner: BufferPool?
     /// A pulled frame taken from the queue (S36): the queue's retain.

@@ -13,7 +13,7 @@ extension Frame {
     /// data; for a raw format each plane's stride >= its row bytes and its
     /// length >= stride * (rows - 1) + row bytes; for a compressed one the
     /// plane is not empty.
-    public func checkDescription() throws(CamError) {
+    package func checkDescription() throws(CamError) {
         guard width > 0, height > 0 else {
             throw .invalidArgument("frame size \(width)x\(height) is empty")
         }

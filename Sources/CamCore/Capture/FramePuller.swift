@@ -26,10 +26,10 @@ import Glibc
 /// then a waiting `acquire` sleeps on a condition variable, so a frame
 /// costs no eventfd write and read.
 /// Safe from any thread.
-public final class FramePuller: @unchecked Sendable {
+package final class FramePuller: @unchecked Sendable {
     /// Queue depths accepted (frames kept ready).
-    public static let depths = 1...8
-    public let depth: Int
+    package static let depths = 1...8
+    package let depth: Int
 
     /// Who runs the frame path of a pumped capture now.
     private enum Pumper { case none, reader, thread }
@@ -124,12 +124,12 @@ public final class FramePuller: @unchecked Sendable {
 
     /// True once `readyFD` was asked for: the app may be waiting on it.
     /// Final once the puller is stopped for a close (`stop(closing:)`).
-    public var fdHandedOut: Bool { locked { fdWanted } }
+    package var fdHandedOut: Bool { locked { fdWanted } }
 
     /// The eventfd that is readable while a frame is ready (from now on).
     /// nil after a close when it was never handed out (a close that did not
     /// keep it open for a waiter: the caller says "closed").
-    public var readyFD: Int32? {
+    package var readyFD: Int32? {
         let ok: Bool = locked {
             if closing && !fdWanted { return false }
             if !fdWanted {
@@ -265,7 +265,7 @@ public final class FramePuller: @unchecked Sendable {
     /// app's until the returned object is released. Errors: timeout (none
     /// came), state (stopped, or `depth` frames are out already), and the
     /// error that ended streaming (noDevice, io, ...).
-    public func acquire(timeoutMs: Int32) throws(CamError) -> RetainedFrame {
+    package func acquire(timeoutMs: Int32) throws(CamError) -> RetainedFrame {
         let end = timeoutMs > 0 ? monotonicNs() &+ UInt64(timeoutMs) &* 1_000_000 : 0
         var pumped = false   // this call ran the frame path once already
         while true {
@@ -351,5 +351,5 @@ public final class FramePuller: @unchecked Sendable {
     func released() { locked { held = max(0, held - 1) } }
 
     /// Frames out with the app now.
-    public var heldCount: Int { locked { held } }
+    package var heldCount: Int { locked { held } }
 }

@@ -17,8 +17,8 @@ import Glibc
 /// the capturer's `close()` returns, no handler runs again; calling them
 /// from inside the handler throws `wouldDeadlock`. The synthetic camera
 /// has no controls: `list()` is empty and `value`/`set` throw notSupported.
-public final class CameraControls: @unchecked Sendable {
-    public typealias ChangeHandler = (ControlChange) -> Void
+package final class CameraControls: @unchecked Sendable {
+    package typealias ChangeHandler = (ControlChange) -> Void
 
     private let device: ControlSurface?
     private let deviceName: String
@@ -55,7 +55,7 @@ public final class CameraControls: @unchecked Sendable {
     /// Every control of the device with its current value, in the
     /// driver's order (VIDIOC_QUERY_EXT_CTRL). Empty for the synthetic
     /// camera. Errors: state (closed).
-    public func list() throws(CamError) -> [ControlInfo] {
+    package func list() throws(CamError) -> [ControlInfo] {
         if device == nil {
             try state.withLock { s throws(CamError) in
                 if s.closed { throw CamError.state("the capturer of \(deviceName) is closed") }
@@ -67,7 +67,7 @@ public final class CameraControls: @unchecked Sendable {
 
     /// The description of one control, with its current value.
     /// Errors: notSupported (no such control), state (closed), io.
-    public func info(_ id: UInt32) throws(CamError) -> ControlInfo {
+    package func info(_ id: UInt32) throws(CamError) -> ControlInfo {
         try withDevice { d throws(CamError) in
             var info = try d.query(id)
             if info.isReadable { info.value = try d.value(of: info) }
@@ -79,7 +79,7 @@ public final class CameraControls: @unchecked Sendable {
     /// unsigned 32-bit; menus give the item index.
     /// Errors: notSupported (no such control, write-only, a button, a
     /// string), state (closed), io, noDevice.
-    public func value(_ id: UInt32) throws(CamError) -> Int64 {
+    package func value(_ id: UInt32) throws(CamError) -> Int64 {
         try withDevice { d throws(CamError) in try d.value(of: try d.query(id)) }
     }
 
@@ -114,7 +114,7 @@ public final class CameraControls: @unchecked Sendable {
     /// it). A button is pressed whatever the value (applied: 0).
     /// Errors: notSupported, state, invalidArgument, busy, io, noDevice.
     @discardableResult
-    public func set(_ id: UInt32, to value: Int64) throws(CamError) -> Int64 {
+    package func set(_ id: UInt32, to value: Int64) throws(CamError) -> Int64 {
         try withDevice { d throws(CamError) in
             let info = try d.query(id)
             let expected: Int64
@@ -136,13 +136,13 @@ public final class CameraControls: @unchecked Sendable {
     /// UTF-8 (invalid sequences become U+FFFD; `stringBytes` gives them
     /// as they are). Errors: notSupported (no such control, not a string,
     /// write-only), state (closed), io, noDevice.
-    public func string(_ id: UInt32) throws(CamError) -> String {
+    package func string(_ id: UInt32) throws(CamError) -> String {
         String(decoding: try stringBytes(id), as: UTF8.self)
     }
 
     /// The bytes of a string control as the driver holds them (no NUL;
     /// at most the control's maximum). Errors: as `string`.
-    public func stringBytes(_ id: UInt32) throws(CamError) -> [UInt8] {
+    package func stringBytes(_ id: UInt32) throws(CamError) -> [UInt8] {
         try withDevice { d throws(CamError) in try d.stringBytes(of: try d.query(id)) }
     }
 
@@ -152,14 +152,14 @@ public final class CameraControls: @unchecked Sendable {
     /// valid lengths, never cut short. Errors: notSupported, state,
     /// invalidArgument, busy, io, noDevice.
     @discardableResult
-    public func setString(_ id: UInt32, to text: String) throws(CamError) -> String {
+    package func setString(_ id: UInt32, to text: String) throws(CamError) -> String {
         String(decoding: try setString(id, bytes: Array(text.utf8)), as: UTF8.self)
     }
 
     /// `setString` with the exact bytes to send (the C ABI passes C
     /// strings through unchanged); returns the bytes the driver then holds.
     @discardableResult
-    public func setString(_ id: UInt32, bytes: [UInt8]) throws(CamError) -> [UInt8] {
+    package func setString(_ id: UInt32, bytes: [UInt8]) throws(CamError) -> [UInt8] {
         try withDevice { d throws(CamError) in
             let info = try d.query(id)
             try info.checkString(bytes: bytes)
@@ -174,7 +174,7 @@ public final class CameraControls: @unchecked Sendable {
     /// thread. When this returns, a replaced or removed handler no longer
     /// runs. Errors: wouldDeadlock (called from the handler), state
     /// (closed), notSupported (the driver reports no control events).
-    public func setChangeHandler(_ handler: ChangeHandler?) throws(CamError) {
+    package func setChangeHandler(_ handler: ChangeHandler?) throws(CamError) {
         if events.withLock({ $0?.isCurrent ?? false }) {
             throw .wouldDeadlock("the control-change handler cannot be changed from inside itself")
         }

@@ -5,7 +5,7 @@
 /// CameraControls.swift.
 
 /// A control's type; raw values equal V4L2's `V4L2_CTRL_TYPE_*`.
-public enum ControlType: UInt32, Sendable, CaseIterable {
+package enum ControlType: UInt32, Sendable, CaseIterable {
     case integer = 1
     case boolean = 2
     case menu = 3
@@ -18,7 +18,7 @@ public enum ControlType: UInt32, Sendable, CaseIterable {
     case integerMenu = 9
 
     /// Short lowercase name, as v4l2-ctl prints it ("int", "menu", ...).
-    public var name: String {
+    package var name: String {
         switch self {
         case .integer: return "int"
         case .boolean: return "bool"
@@ -33,28 +33,28 @@ public enum ControlType: UInt32, Sendable, CaseIterable {
     }
 
     /// Whether the value is a number camcore reads and writes (all but strings and class headings).
-    public var isScalar: Bool { self != .string && self != .controlClass }
+    package var isScalar: Bool { self != .string && self != .controlClass }
 }
 
 /// Control flags; raw values equal V4L2's `V4L2_CTRL_FLAG_*`.
-public struct ControlFlags: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public static let disabled = ControlFlags(rawValue: 0x0001)
-    public static let grabbed = ControlFlags(rawValue: 0x0002)
-    public static let readOnly = ControlFlags(rawValue: 0x0004)
-    public static let update = ControlFlags(rawValue: 0x0008)
-    public static let inactive = ControlFlags(rawValue: 0x0010)
-    public static let slider = ControlFlags(rawValue: 0x0020)
-    public static let writeOnly = ControlFlags(rawValue: 0x0040)
-    public static let volatile = ControlFlags(rawValue: 0x0080)
-    public static let hasPayload = ControlFlags(rawValue: 0x0100)
-    public static let executeOnWrite = ControlFlags(rawValue: 0x0200)
-    public static let modifyLayout = ControlFlags(rawValue: 0x0400)
-    public static let dynamicArray = ControlFlags(rawValue: 0x0800)
+package struct ControlFlags: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
+    package static let disabled = ControlFlags(rawValue: 0x0001)
+    package static let grabbed = ControlFlags(rawValue: 0x0002)
+    package static let readOnly = ControlFlags(rawValue: 0x0004)
+    package static let update = ControlFlags(rawValue: 0x0008)
+    package static let inactive = ControlFlags(rawValue: 0x0010)
+    package static let slider = ControlFlags(rawValue: 0x0020)
+    package static let writeOnly = ControlFlags(rawValue: 0x0040)
+    package static let volatile = ControlFlags(rawValue: 0x0080)
+    package static let hasPayload = ControlFlags(rawValue: 0x0100)
+    package static let executeOnWrite = ControlFlags(rawValue: 0x0200)
+    package static let modifyLayout = ControlFlags(rawValue: 0x0400)
+    package static let dynamicArray = ControlFlags(rawValue: 0x0800)
 
     /// Names of the set flags, e.g. ["inactive", "volatile"].
-    public var names: [String] {
+    package var names: [String] {
         let all: [(ControlFlags, String)] = [
             (.disabled, "disabled"), (.grabbed, "grabbed"), (.readOnly, "read-only"),
             (.update, "update"), (.inactive, "inactive"), (.slider, "slider"),
@@ -66,39 +66,39 @@ public struct ControlFlags: OptionSet, Sendable, Hashable {
 }
 
 /// One entry of a menu or integer-menu control.
-public struct MenuItem: Sendable, Equatable {
+package struct MenuItem: Sendable, Equatable {
     /// The value to set to choose this item.
-    public var index: UInt32
+    package var index: UInt32
     /// The item's label; for integer menus, the decimal value.
-    public var name: String
+    package var name: String
     /// Integer menus: the item's number; menus: equal to `index`.
-    public var value: Int64
+    package var value: Int64
 
-    public init(index: UInt32, name: String, value: Int64) {
+    package init(index: UInt32, name: String, value: Int64) {
         self.index = index; self.name = name; self.value = value
     }
 }
 
 /// One control of a device (S27), as VIDIOC_QUERY_EXT_CTRL and
 /// VIDIOC_QUERYMENU describe it, with its value when it was read.
-public struct ControlInfo: Sendable, Equatable {
+package struct ControlInfo: Sendable, Equatable {
     /// The V4L2 control id (V4L2_CID_*).
-    public var id: UInt32
-    public var name: String
-    public var type: ControlType
+    package var id: UInt32
+    package var name: String
+    package var type: ControlType
     /// Bounds and step. Bitmask: `maximum` holds the bits that may be set.
     /// String: lengths in characters.
-    public var minimum: Int64
-    public var maximum: Int64
-    public var step: Int64
-    public var defaultValue: Int64
+    package var minimum: Int64
+    package var maximum: Int64
+    package var step: Int64
+    package var defaultValue: Int64
     /// The value when listed; 0 for write-only controls, buttons and strings.
-    public var value: Int64
-    public var flags: ControlFlags
+    package var value: Int64
+    package var flags: ControlFlags
     /// Menu items in index order; skipped indices are absent. Empty for other types.
-    public var menu: [MenuItem]
+    package var menu: [MenuItem]
 
-    public init(id: UInt32, name: String, type: ControlType, minimum: Int64 = 0, maximum: Int64 = 0,
+    package init(id: UInt32, name: String, type: ControlType, minimum: Int64 = 0, maximum: Int64 = 0,
                 step: Int64 = 1, defaultValue: Int64 = 0, value: Int64 = 0, flags: ControlFlags = [],
                 menu: [MenuItem] = []) {
         self.id = id; self.name = name; self.type = type
@@ -107,15 +107,15 @@ public struct ControlInfo: Sendable, Equatable {
     }
 
     /// "'Brightness' (0x00980900)": how messages name a control.
-    public var label: String { "'\(name)' (\(Self.hex(id)))" }
+    package var label: String { "'\(name)' (\(Self.hex(id)))" }
 
     /// Whether the current value can be read (not write-only, a button or a string).
-    public var isReadable: Bool {
+    package var isReadable: Bool {
         type.isScalar && type != .button && !flags.contains(.writeOnly)
     }
 
     /// The values a user may set, in words, for error messages.
-    public var validValues: String {
+    package var validValues: String {
         switch type {
         case .menu, .integerMenu:
             let items = menu.map { type == .menu ? "\($0.index) (\($0.name))" : "\($0.index) (= \($0.value))" }
@@ -138,7 +138,7 @@ public struct ControlInfo: Sendable, Equatable {
     /// Errors: notSupported (read-only, disabled, not a number), state
     /// (inactive, or grabbed while streaming), invalidArgument (out of
     /// range, a skipped menu index, bits outside the mask).
-    public func check(_ value: Int64) throws(CamError) -> Int64 {
+    package func check(_ value: Int64) throws(CamError) -> Int64 {
         if flags.contains(.disabled) { throw .notSupported("control \(label) is disabled by the driver") }
         if flags.contains(.readOnly) { throw .notSupported("control \(label) is read-only") }
         if !type.isScalar {
@@ -177,10 +177,10 @@ public struct ControlInfo: Sendable, Equatable {
     /// minimum plus a multiple of step, else the kernel refuses it).
     /// Errors: notSupported (not a string control, read-only, disabled),
     /// state (inactive, grabbed), invalidArgument (length or a NUL byte).
-    public func checkString(_ text: String) throws(CamError) { try checkString(bytes: Array(text.utf8)) }
+    package func checkString(_ text: String) throws(CamError) { try checkString(bytes: Array(text.utf8)) }
 
     /// `checkString` for the exact bytes to be sent (no UTF-8 repair).
-    public func checkString(bytes: [UInt8]) throws(CamError) {
+    package func checkString(bytes: [UInt8]) throws(CamError) {
         if type != .string {
             throw .notSupported("control \(label) is a \(type.name) control, not a string; set it as a number")
         }
@@ -202,7 +202,7 @@ public struct ControlInfo: Sendable, Equatable {
     /// the kernel's ROUND_TO_RANGE does: to the nearest multiple of `step`
     /// above `minimum`, halves going up, and a value within step/2 of the
     /// maximum going to the highest step not above the maximum.
-    public func rounded(_ value: Int64) -> Int64 {
+    package func rounded(_ value: Int64) -> Int64 {
         guard step > 1, value >= minimum, value <= maximum else { return value }
         let half = step / 2
         var v = value
@@ -228,24 +228,24 @@ public struct ControlInfo: Sendable, Equatable {
 
 /// What changed in a control-change event; raw values equal V4L2's
 /// `V4L2_EVENT_CTRL_CH_*`.
-public struct ControlChanges: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public static let value = ControlChanges(rawValue: 0x1)
-    public static let flags = ControlChanges(rawValue: 0x2)
-    public static let range = ControlChanges(rawValue: 0x4)
+package struct ControlChanges: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
+    package static let value = ControlChanges(rawValue: 0x1)
+    package static let flags = ControlChanges(rawValue: 0x2)
+    package static let range = ControlChanges(rawValue: 0x4)
 }
 
 /// A control-change event (V4L2_EVENT_CTRL): the control's state after the change.
-public struct ControlChange: Sendable, Equatable {
-    public var id: UInt32
-    public var type: ControlType?
+package struct ControlChange: Sendable, Equatable {
+    package var id: UInt32
+    package var type: ControlType?
     /// The new value (0 for strings and buttons).
-    public var value: Int64
-    public var flags: ControlFlags
-    public var changes: ControlChanges
-    public var minimum: Int64
-    public var maximum: Int64
-    public var step: Int64
-    public var defaultValue: Int64
+    package var value: Int64
+    package var flags: ControlFlags
+    package var changes: ControlChanges
+    package var minimum: Int64
+    package var maximum: Int64
+    package var step: Int64
+    package var defaultValue: Int64
 }

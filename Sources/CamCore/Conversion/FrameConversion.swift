@@ -11,7 +11,7 @@ extension Frame {
     /// `target`), invalidArgument (an output size S38 refuses, a buffer
     /// shorter than the output frame, or pixels that cannot be decoded:
     /// a corrupt or truncated JPEG, planes shorter than the size says).
-    public func convert(to target: FourCC, width outputWidth: Int, height outputHeight: Int,
+    package func convert(to target: FourCC, width outputWidth: Int, height outputHeight: Int,
                         into destination: UnsafeMutableRawPointer, capacity: Int) throws(CamError) -> Int {
         let converter = try PixelConverter(source: fourcc, width: width, height: height, target: target,
                                            outputWidth: outputWidth, outputHeight: outputHeight)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /// A hot-plug event of a capture device (SPEC S24).
-public enum DeviceChange: Sendable {
+package enum DeviceChange: Sendable {
     case added(DeviceInfo)
     case removed(DeviceInfo)
     /// The camera permission changed (S35: the camera portal's answer),

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Which backends a manager lists cameras from (SPEC S33).
-public enum BackendChoice: String, Sendable, CaseIterable {
+package enum BackendChoice: String, Sendable, CaseIterable {
     /// PipeWire inside a sandbox (Flatpak's /.flatpak-info, Snap's
     /// $SNAP), V4L2 elsewhere.
     case auto
@@ -34,23 +34,23 @@ public enum BackendChoice: String, Sendable, CaseIterable {
 /// `BackendChoice` (`auto` and `both` included); a list may use the
 /// backend names only. A camera several named backends reach is listed
 /// once (S42).
-public struct BackendSet: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public static let v4l2 = BackendSet(rawValue: 1)
-    public static let pipewire = BackendSet(rawValue: 2)
-    public static let libcamera = BackendSet(rawValue: 4)
-    public static let all: BackendSet = [.v4l2, .pipewire, .libcamera]
+package struct BackendSet: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
+    package static let v4l2 = BackendSet(rawValue: 1)
+    package static let pipewire = BackendSet(rawValue: 2)
+    package static let libcamera = BackendSet(rawValue: 4)
+    package static let all: BackendSet = [.v4l2, .pipewire, .libcamera]
     /// The backend names, in this order.
-    public static let names: [(String, BackendSet)] = [("v4l2", .v4l2), ("pipewire", .pipewire), ("libcamera", .libcamera)]
+    package static let names: [(String, BackendSet)] = [("v4l2", .v4l2), ("pipewire", .pipewire), ("libcamera", .libcamera)]
 
     /// What a backend text names: one choice, or a set of backends.
-    public enum Parsed: Sendable, Equatable { case choice(BackendChoice), set(BackendSet) }
+    package enum Parsed: Sendable, Equatable { case choice(BackendChoice), set(BackendSet) }
 
     /// "auto", "both", one backend name, or a comma-separated list of
     /// backend names (any case, no spaces; each once). Errors:
     /// invalidArgument saying what is accepted, naming `what`.
-    public static func parse(_ text: String, what: String) throws(CamError) -> Parsed {
+    package static func parse(_ text: String, what: String) throws(CamError) -> Parsed {
         let l = text.lowercased()
         if let c = BackendChoice(rawValue: l) { return .choice(c) }
         var set: BackendSet = []
@@ -72,50 +72,50 @@ public struct BackendSet: OptionSet, Sendable, Hashable {
     }
 
     /// "v4l2,libcamera".
-    public var description: String { BackendSet.names.filter { contains($0.1) }.map(\.0).joined(separator: ",") }
+    package var description: String { BackendSet.names.filter { contains($0.1) }.map(\.0).joined(separator: ",") }
 }
 
 /// Manager settings.
-public struct ManagerConfig: Sendable {
+package struct ManagerConfig: Sendable {
     /// A set of named backends (S33); when set, it is used instead of
     /// `backend` and of CAMCORE_BACKEND.
-    public var backends: BackendSet? = nil
+    package var backends: BackendSet? = nil
     /// The backends to list (S33). `auto` (the default) defers to
     /// CAMCORE_BACKEND when that is set.
-    public var backend: BackendChoice = .auto
+    package var backend: BackendChoice = .auto
     /// A PipeWire remote fd the app already holds (e.g. from the camera
     /// portal, S35), used instead of the default socket; -1 for none.
     /// Duplicated: the app keeps its fd.
-    public var pipeWireFD: Int32 = -1
+    package var pipeWireFD: Int32 = -1
     /// When PipeWire is reached through the camera portal (S35). `auto`
     /// (the default) defers to CAMCORE_PORTAL when that is set, and means
     /// "inside a sandbox". Not used when `pipeWireFD` is given.
-    public var portal: PortalChoice = .auto
+    package var portal: PortalChoice = .auto
     /// How many synthetic cameras to list after the real ones (S4): 0, 1,
     /// or 2 (a front and a back one). The environment variable
     /// CAMCORE_SYNTHETIC_CAMERA=1 (or =2) also turns them on.
-    public var syntheticCount: Int
-    public init(includeSynthetic: Bool = false) { syntheticCount = includeSynthetic ? 1 : 0 }
+    package var syntheticCount: Int
+    package init(includeSynthetic: Bool = false) { syntheticCount = includeSynthetic ? 1 : 0 }
     /// `syntheticCount` outside 0...2 is clamped (the C ABI refuses it first).
-    public init(syntheticCount: Int) { self.syntheticCount = max(0, min(syntheticCount, 2)) }
-    public var includeSynthetic: Bool { syntheticCount > 0 }
+    package init(syntheticCount: Int) { self.syntheticCount = max(0, min(syntheticCount, 2)) }
+    package var includeSynthetic: Bool { syntheticCount > 0 }
 }
 
 /// Finds cameras and opens them (SPEC S1–S5) by asking its camera
 /// sources (Backends/Seam.swift, made by Backends/Registry.swift): the V4L2 nodes, then the
 /// synthetic cameras when enabled. Holds no device open between calls.
 /// Safe from any thread.
-public final class Manager: @unchecked Sendable {
-    public let config: ManagerConfig
+package final class Manager: @unchecked Sendable {
+    package let config: ManagerConfig
     /// The synthetic cameras listed (config or environment).
-    public let synthetic: [DeviceInfo]
-    public var listsSynthetic: Bool { !synthetic.isEmpty }
+    package let synthetic: [DeviceInfo]
+    package var listsSynthetic: Bool { !synthetic.isEmpty }
     /// The camera sources, in listing order.
     private let sources: [CameraSource]
     /// The backends in use (`auto` resolved), as the nearest one choice.
-    public let backend: BackendChoice
+    package let backend: BackendChoice
     /// The backends in use (S33), as named.
-    public let backends: BackendSet
+    package let backends: BackendSet
     /// The camera portal, when PipeWire is reached through it (S35).
     private let portal: CameraPortal?
 
@@ -131,7 +131,7 @@ public final class Manager: @unchecked Sendable {
     /// Errors: invalidArgument when a CAMCORE_* variable has a value
     /// camcore does not take (Environment: every variable is checked
     /// here), or `pipeWireFD` is not an open socket.
-    public init(config: ManagerConfig = ManagerConfig()) throws(CamError) {
+    package init(config: ManagerConfig = ManagerConfig()) throws(CamError) {
         try Environment.validate()
         if config.pipeWireFD < -1 {
             throw .invalidArgument("pipewire_fd \(config.pipeWireFD) is not a file descriptor (-1: none)")
@@ -209,11 +209,11 @@ public final class Manager: @unchecked Sendable {
 
     /// Whether the cameras may be used: the camera portal's answer, or
     /// `granted` when no portal is in use.
-    public var cameraPermission: CameraPermission { portal?.permission ?? .granted }
+    package var cameraPermission: CameraPermission { portal?.permission ?? .granted }
 
     /// Why the permission is what it is (the portal's answer or error);
     /// "no camera portal in use" without one.
-    public var cameraPermissionDetail: String { portal?.detail ?? "no camera portal in use" }
+    package var cameraPermissionDetail: String { portal?.detail ?? "no camera portal in use" }
 
     /// Asks the camera portal for access (AccessCamera) unless it is asked
     /// already or has granted it; after a denial it asks again. Waits up
@@ -224,7 +224,7 @@ public final class Manager: @unchecked Sendable {
     /// Errors: access (denied: by the user, the permission store, a
     /// lockdown, or no portal to ask), timeout (no answer within a
     /// positive `timeoutMs`; the request stays pending), io.
-    public func requestCameraAccess(timeoutMs: Int32) throws(CamError) -> CameraPermission {
+    package func requestCameraAccess(timeoutMs: Int32) throws(CamError) -> CameraPermission {
         guard let portal else { return .granted }
         try portal.start(again: true)
         let state = portal.wait(timeoutMs: timeoutMs)
@@ -243,7 +243,7 @@ public final class Manager: @unchecked Sendable {
     /// Never shows a permission prompt and never starts a stream; for an
     /// app that wants to know before it asks (Firefox does this).
     /// Errors: io (the portal did not answer).
-    public func cameraPresent() throws(CamError) -> Bool {
+    package func cameraPresent() throws(CamError) -> Bool {
         if let portal { return try portal.cameraPresent(timeoutMs: 10_000) }
         return devices().contains { !$0.isSynthetic }
     }
@@ -252,7 +252,7 @@ public final class Manager: @unchecked Sendable {
     /// through /proc as fuser(1) does, within 300 ms. Errors: noDevice
     /// (unknown id), notSupported (a camera without a device node of its
     /// own: libcamera's, a PipeWire node, the synthetic one).
-    public func holders(of deviceID: String) throws(CamError) -> DeviceHolders {
+    package func holders(of deviceID: String) throws(CamError) -> DeviceHolders {
         let (_, d) = try lookup(deviceID)
         guard d.node.hasPrefix("/dev/") else {
             throw .notSupported("\(deviceID) has no device node of its own to look for in /proc (\(d.node))")
@@ -265,7 +265,7 @@ public final class Manager: @unchecked Sendable {
     /// streaming; each node is open only for its queries (S3).
     /// A camera several sources reach is listed once (S42), as the device
     /// the others wrap, with their ids in `otherIDs`.
-    public func devices() -> [DeviceInfo] {
+    package func devices() -> [DeviceInfo] {
         Manager.colourFirst(Manager.listedOnce(sources.flatMap { $0.devices() }))
     }
 
@@ -280,7 +280,7 @@ public final class Manager: @unchecked Sendable {
     /// The camera camcore picks when the app names none (S44: never an
     /// infrared one): the first listed that is not infrared; nil when there
     /// is none.
-    public static func defaultDevice(among all: [DeviceInfo]) -> DeviceInfo? {
+    package static func defaultDevice(among all: [DeviceInfo]) -> DeviceInfo? {
         all.first { $0.type != .infrared }
     }
 
@@ -322,7 +322,7 @@ public final class Manager: @unchecked Sendable {
     /// `devices()`, then with `includeHidden` the capture nodes that are no
     /// cameras of their own (S40: parts of a media pipeline), each with
     /// `hiddenReason` (and `unavailableReason`) saying why and what to use.
-    public func devices(includeHidden: Bool) -> [DeviceInfo] {
+    package func devices(includeHidden: Bool) -> [DeviceInfo] {
         guard includeHidden else { return devices() }
         return devices() + sources.flatMap { $0.hiddenDevices() }
     }
@@ -330,7 +330,7 @@ public final class Manager: @unchecked Sendable {
     /// Why a backend in use lists nothing (its library, plugin or daemon
     /// is missing), by backend name ("pipewire"); nil when it lists, or is
     /// not in use.
-    public func unavailableReason(of backend: String) -> String? {
+    package func unavailableReason(of backend: String) -> String? {
         sources.first { $0.name == backend }?.unavailableReason
     }
 
@@ -353,18 +353,18 @@ public final class Manager: @unchecked Sendable {
     }
 
     /// The device with this id, present now. Errors: noDevice.
-    public func device(id: String) throws(CamError) -> DeviceInfo { try lookup(id).1 }
+    package func device(id: String) throws(CamError) -> DeviceInfo { try lookup(id).1 }
 
     /// Formats of one device (S5): the driver's own, in its order.
     /// Errors: noDevice, access, busy, io.
-    public func formats(deviceID: String) throws(CamError) -> [FormatDescription] {
+    package func formats(deviceID: String) throws(CamError) -> [FormatDescription] {
         let (source, d) = try lookup(deviceID)
         return try source.formats(of: d)
     }
 
     /// S6: the setting nearest to `preference` on this device.
     /// Errors: noDevice, access, busy, io, notSupported (no formats).
-    public func negotiate(deviceID: String, preference: CapturePreference) throws(CamError) -> NegotiatedFormat {
+    package func negotiate(deviceID: String, preference: CapturePreference) throws(CamError) -> NegotiatedFormat {
         guard let n = Negotiation.choose(try formats(deviceID: deviceID), for: preference) else {
             throw .notSupported("\(deviceID) lists no formats")
         }
@@ -373,7 +373,7 @@ public final class Manager: @unchecked Sendable {
 
     /// S7 `format_for`: the nearest format supporting `rate`.
     /// Errors: noDevice, notSupported (no format reaches the rate), io.
-    public func format(deviceID: String, width: Int, height: Int, rate: FrameRate) throws(CamError) -> NegotiatedFormat {
+    package func format(deviceID: String, width: Int, height: Int, rate: FrameRate) throws(CamError) -> NegotiatedFormat {
         guard let n = Negotiation.format(for: try formats(deviceID: deviceID), width: width, height: height, rate: rate) else {
             throw .notSupported("no format of \(deviceID) supports \(rate) fps")
         }
@@ -383,7 +383,7 @@ public final class Manager: @unchecked Sendable {
     /// S7 `max_frame_rate`: `rate` if the format at this size supports it,
     /// else the supported rate closest to it.
     /// Errors: noDevice, notSupported (no such format and size, or no rates known).
-    public func maxFrameRate(deviceID: String, fourcc: FourCC, width: Int, height: Int,
+    package func maxFrameRate(deviceID: String, fourcc: FourCC, width: Int, height: Int,
                              rate: FrameRate) throws(CamError) -> FrameRate {
         let rates = try self.rates(deviceID: deviceID, fourcc: fourcc, width: width, height: height)
         let f = FormatDescription(fourcc: fourcc, description: "", size: .discrete(width: width, height: height), rates: rates)
@@ -395,7 +395,7 @@ public final class Manager: @unchecked Sendable {
 
     /// The rates of one format at one size (VIDIOC_ENUM_FRAMEINTERVALS).
     /// Errors: noDevice, access, busy, io, notSupported (no such format).
-    public func rates(deviceID: String, fourcc: FourCC, width: Int, height: Int) throws(CamError) -> RateRange {
+    package func rates(deviceID: String, fourcc: FourCC, width: Int, height: Int) throws(CamError) -> RateRange {
         let (source, d) = try lookup(deviceID)
         return try source.rates(of: d, fourcc: fourcc, width: width, height: height)
     }
@@ -416,7 +416,7 @@ public final class Manager: @unchecked Sendable {
     /// Calls `observer` on a source's hot-plug thread (libudev monitor for
     /// V4L2) for every capture device that is added or removed from now
     /// on. Returns a token for `stopObserving`. Errors: io (no udev monitor).
-    public func observeDevices(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> Int {
+    package func observeDevices(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> Int {
         try watching.withLock { w throws(CamError) -> Int in
             if !w.started {
                 var watches: [SourceWatch] = []
@@ -455,10 +455,10 @@ public final class Manager: @unchecked Sendable {
 
     /// True on the hot-plug thread while an observer runs: stopObserving
     /// from there would wait for itself (its callers refuse instead).
-    public var isInsideCallback: Bool { CallbackMark.isInside(self) }
+    package var isInsideCallback: Bool { CallbackMark.isInside(self) }
 
     /// Stops calling an observer; after it returns the observer is not called.
-    public func stopObserving(_ token: Int) {
+    package func stopObserving(_ token: Int) {
         watching.withLock { $0.observers.removeAll { $0.0 == token } }
         delivering.withLock { _ in }
     }
@@ -469,7 +469,7 @@ public final class Manager: @unchecked Sendable {
     }
 
     /// Opens a device for capture. Errors: noDevice, access, busy, io.
-    public func open(deviceID: String) throws(CamError) -> Capturer {
+    package func open(deviceID: String) throws(CamError) -> Capturer {
         let (source, d) = try lookup(deviceID)
         return Capturer(device: d, backend: try source.open(d))
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// The frame sizes a format offers (V4L2 VIDIOC_ENUM_FRAMESIZES, SPEC S5).
 /// Ranges stay ranges: never blown up into lists.
-public enum SizeRange: Sendable, Equatable {
+package enum SizeRange: Sendable, Equatable {
     case discrete(width: Int, height: Int)
     case stepwise(minWidth: Int, maxWidth: Int, stepWidth: Int,
                   minHeight: Int, maxHeight: Int, stepHeight: Int)
@@ -9,7 +9,7 @@ public enum SizeRange: Sendable, Equatable {
     case continuous(minWidth: Int, maxWidth: Int, minHeight: Int, maxHeight: Int)
 
     /// The size itself, or a range's largest size, in pixels.
-    public var largest: (width: Int, height: Int) {
+    package var largest: (width: Int, height: Int) {
         switch self {
         case .discrete(let w, let h): return (w, h)
         case .stepwise(_, let w, _, _, let h, _): return (w, h)
@@ -19,7 +19,7 @@ public enum SizeRange: Sendable, Equatable {
 }
 
 /// The frame rates a format offers at one size (VIDIOC_ENUM_FRAMEINTERVALS).
-public enum RateRange: Sendable, Equatable {
+package enum RateRange: Sendable, Equatable {
     /// A list of rates, highest first.
     case discrete([FrameRate])
     /// From `min` to `max` fps; `intervalStep` is the step of the frame
@@ -29,14 +29,14 @@ public enum RateRange: Sendable, Equatable {
     /// The driver does not enumerate intervals.
     case unknown
 
-    public var maximum: FrameRate? {
+    package var maximum: FrameRate? {
         switch self {
         case .discrete(let r): return r.max()
         case .stepwise(_, let m, _), .continuous(_, let m): return m
         case .unknown: return nil
         }
     }
-    public var minimum: FrameRate? {
+    package var minimum: FrameRate? {
         switch self {
         case .discrete(let r): return r.min()
         case .stepwise(let m, _, _), .continuous(let m, _): return m
@@ -46,19 +46,19 @@ public enum RateRange: Sendable, Equatable {
 }
 
 /// One pixel format at one size (or size range) with its rates (SPEC S5).
-public struct FormatDescription: Sendable, Equatable {
-    public var fourcc: FourCC
+package struct FormatDescription: Sendable, Equatable {
+    package var fourcc: FourCC
     /// The driver's description, e.g. "YUYV 4:2:2".
-    public var description: String
+    package var description: String
     /// V4L2_FMT_FLAG_COMPRESSED.
-    public var isCompressed: Bool
+    package var isCompressed: Bool
     /// V4L2_FMT_FLAG_EMULATED.
-    public var isEmulated: Bool
-    public var size: SizeRange
+    package var isEmulated: Bool
+    package var size: SizeRange
     /// Rates at `size` (at the largest size for ranges).
-    public var rates: RateRange
+    package var rates: RateRange
 
-    public init(fourcc: FourCC, description: String, isCompressed: Bool = false,
+    package init(fourcc: FourCC, description: String, isCompressed: Bool = false,
                 isEmulated: Bool = false, size: SizeRange, rates: RateRange) {
         self.fourcc = fourcc; self.description = description; self.isCompressed = isCompressed
         self.isEmulated = isEmulated; self.size = size; self.rates = rates

@@ -3,44 +3,44 @@
 /// 30000/1001). V4L2 speaks in frame intervals (seconds per frame); a rate
 /// is the interval turned over, kept as a fraction so that 12375/742500 s
 /// stays 60 fps rather than rounding to 0 (SPEC S6).
-public struct FrameRate: Hashable, Sendable, CustomStringConvertible, Comparable {
-    public var numerator: UInt32
-    public var denominator: UInt32
+package struct FrameRate: Hashable, Sendable, CustomStringConvertible, Comparable {
+    package var numerator: UInt32
+    package var denominator: UInt32
 
     /// `numerator`/`denominator` fps; the fraction is reduced.
-    public init(_ numerator: UInt32, _ denominator: UInt32 = 1) {
+    package init(_ numerator: UInt32, _ denominator: UInt32 = 1) {
         let g = FrameRate.gcd(numerator, denominator)
         self.numerator = g == 0 ? numerator : numerator / g
         self.denominator = g == 0 ? denominator : denominator / g
     }
 
     /// The rate of a V4L2 frame interval of `numerator`/`denominator` seconds.
-    public init(interval numerator: UInt32, _ denominator: UInt32) {
+    package init(interval numerator: UInt32, _ denominator: UInt32) {
         self.init(denominator, numerator)
     }
 
     /// The V4L2 frame interval (seconds per frame) as (numerator, denominator).
-    public var interval: (numerator: UInt32, denominator: UInt32) { (denominator, numerator) }
+    package var interval: (numerator: UInt32, denominator: UInt32) { (denominator, numerator) }
 
     /// Frames per second as a Double; 0 when the denominator is 0.
-    public var fps: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
+    package var fps: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
 
     /// Nanoseconds between frames; 0 for an invalid rate.
-    public var frameDurationNs: UInt64 {
+    package var frameDurationNs: UInt64 {
         numerator == 0 ? 0 : UInt64(denominator) * 1_000_000_000 / UInt64(numerator)
     }
 
-    public var isValid: Bool { numerator != 0 && denominator != 0 }
+    package var isValid: Bool { numerator != 0 && denominator != 0 }
 
-    public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
+    package var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
 
-    public static func < (a: FrameRate, b: FrameRate) -> Bool {
+    package static func < (a: FrameRate, b: FrameRate) -> Bool {
         UInt64(a.numerator) * UInt64(b.denominator) < UInt64(b.numerator) * UInt64(a.denominator)
     }
-    public static func == (a: FrameRate, b: FrameRate) -> Bool {
+    package static func == (a: FrameRate, b: FrameRate) -> Bool {
         UInt64(a.numerator) * UInt64(b.denominator) == UInt64(b.numerator) * UInt64(a.denominator)
     }
-    public func hash(into h: inout Hasher) {
+    package func hash(into h: inout Hasher) {
         let r = FrameRate(numerator, denominator)
         h.combine(r.numerator); h.combine(r.denominator)
     }

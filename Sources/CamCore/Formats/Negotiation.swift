@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /// What an app would like to capture (SPEC S6): default 1280x720 at
 /// 15–30 fps, the driver's own pixel format.
-public struct CapturePreference: Sendable, Equatable {
+package struct CapturePreference: Sendable, Equatable {
     /// Size in pixels.
-    public var width: Int
-    public var height: Int
+    package var width: Int
+    package var height: Int
     /// Frame rates the app accepts, fps.
-    public var minRate: FrameRate
-    public var maxRate: FrameRate
+    package var minRate: FrameRate
+    package var maxRate: FrameRate
     /// The pixel format the app wants frames in; nil for native (no conversion).
-    public var output: FourCC?
+    package var output: FourCC?
 
-    public init(width: Int = 1280, height: Int = 720, minRate: FrameRate = FrameRate(15),
+    package init(width: Int = 1280, height: Int = 720, minRate: FrameRate = FrameRate(15),
                 maxRate: FrameRate = FrameRate(30), output: FourCC? = nil) {
         self.width = width; self.height = height; self.minRate = minRate
         self.maxRate = maxRate; self.output = output
@@ -19,32 +19,32 @@ public struct CapturePreference: Sendable, Equatable {
 }
 
 /// The setting chosen for a preference, and how it differs from the ask.
-public struct NegotiatedFormat: Sendable, Equatable {
-    public var fourcc: FourCC
-    public var width: Int
-    public var height: Int
+package struct NegotiatedFormat: Sendable, Equatable {
+    package var fourcc: FourCC
+    package var width: Int
+    package var height: Int
     /// The chosen rate; nil when the driver does not enumerate rates.
-    public var rate: FrameRate?
+    package var rate: FrameRate?
 
     /// What differs from the preference (S6's Valid / Adjusted).
-    public struct Adjustments: OptionSet, Sendable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
+    package struct Adjustments: OptionSet, Sendable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
         /// The size is not the one asked for.
-        public static let size = Adjustments(rawValue: 1)
+        package static let size = Adjustments(rawValue: 1)
         /// The rate is outside min...max.
-        public static let rate = Adjustments(rawValue: 2)
+        package static let rate = Adjustments(rawValue: 2)
         /// The pixel format is not the output format asked for.
-        public static let format = Adjustments(rawValue: 4)
+        package static let format = Adjustments(rawValue: 4)
     }
-    public var adjustments: Adjustments
-    public var isAdjusted: Bool { !adjustments.isEmpty }
+    package var adjustments: Adjustments
+    package var isAdjusted: Bool { !adjustments.isEmpty }
 }
 
 /// SPEC S6's choice of format, size and rate, and S7's `format_for` and
 /// `max_frame_rate`. Pure functions of a format table: deterministic, and
 /// ranges are never expanded into lists.
-public enum Negotiation {
+package enum Negotiation {
     /// One concrete option: a pixel format at one size with its rates.
     struct Candidate {
         var fourcc: FourCC
@@ -130,7 +130,7 @@ public enum Negotiation {
 
     /// S6: the setting nearest to `preference` among `formats`.
     /// Returns nil only for an empty table.
-    public static func choose(_ formats: [FormatDescription], for p: CapturePreference) -> NegotiatedFormat? {
+    package static func choose(_ formats: [FormatDescription], for p: CapturePreference) -> NegotiatedFormat? {
         var pool = candidates(formats, width: p.width, height: p.height)
         if pool.isEmpty { return nil }
         // (1) only formats whose rates reach the minimum, if any do.
@@ -177,7 +177,7 @@ public enum Negotiation {
     /// S7 `format_for(width, height, fps)`: the nearest format (by S6's
     /// aspect and size rules) among those that support `fps`; nil when
     /// no format reaches it.
-    public static func format(for formats: [FormatDescription], width: Int, height: Int,
+    package static func format(for formats: [FormatDescription], width: Int, height: Int,
                               rate: FrameRate) -> NegotiatedFormat? {
         let able = formats.filter { supports($0.rates, rate) }
         if able.isEmpty { return nil }
@@ -195,7 +195,7 @@ public enum Negotiation {
 
     /// S7 `max_frame_rate(format, fps)`: `rate` if the format supports it,
     /// else its supported rate closest to it (ask 40 of a 30 fps format: 30).
-    public static func maxFrameRate(_ format: FormatDescription, _ rate: FrameRate) -> FrameRate? {
+    package static func maxFrameRate(_ format: FormatDescription, _ rate: FrameRate) -> FrameRate? {
         switch format.rates {
         case .unknown: return nil
         case .discrete(let l):
@@ -213,7 +213,7 @@ public enum Negotiation {
     /// first — in the failed format, then compressed — each at its highest
     /// rate not above `maxRate` (the fastest the format has when nil). The
     /// failed setting itself is never among them; at most `limit`.
-    public static func bandwidthFallbacks(_ formats: [FormatDescription], failed fourcc: FourCC, width: Int,
+    package static func bandwidthFallbacks(_ formats: [FormatDescription], failed fourcc: FourCC, width: Int,
                                           height: Int, maxRate: FrameRate?, limit: Int = 8) -> [NegotiatedFormat] {
         func rate(_ f: FormatDescription) -> FrameRate? {
             maxRate.flatMap { highestRate(f.rates, notAbove: $0) } ?? f.rates.maximum

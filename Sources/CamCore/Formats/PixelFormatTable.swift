@@ -9,21 +9,21 @@
 /// `⌈height / verticalSubsampling⌉` rows. YUYV is one plane of 4-byte groups
 /// of 2 pixels; I420 is Y (1 byte per pixel) then U and V (1 byte per 2×2
 /// pixels); NV12 is Y then interleaved CbCr (2 bytes per 2×2 pixels).
-public struct PixelFormatInfo: Sendable {
+package struct PixelFormatInfo: Sendable {
     /// What a format's samples are: YUV (grey counts as luma only), RGB,
     /// or raw Bayer. Compressed formats carry YUV (JPEG, H.264).
-    public enum Encoding: UInt8, Sendable, Equatable { case yuv, rgb, bayer }
+    package enum Encoding: UInt8, Sendable, Equatable { case yuv, rgb, bayer }
 
     /// The geometry of one plane (see the type's doc). Stored in bytes so
     /// that an entry is small to copy on the frame path.
-    public struct PlaneGeometry: Sendable, Equatable {
+    package struct PlaneGeometry: Sendable, Equatable {
         private let bytes: UInt8, pixels: UInt8, rowsPer: UInt8
         /// Bytes of one group of pixels in a row of this plane.
-        public var groupBytes: Int { Int(bytes) }
+        package var groupBytes: Int { Int(bytes) }
         /// Pixels of the image's width one group covers.
-        public var groupPixels: Int { Int(pixels) }
+        package var groupPixels: Int { Int(pixels) }
         /// Image rows per row of this plane.
-        public var verticalSubsampling: Int { Int(rowsPer) }
+        package var verticalSubsampling: Int { Int(rowsPer) }
 
         init(groupBytes: Int, groupPixels: Int, verticalSubsampling: Int) {
             bytes = UInt8(groupBytes); pixels = UInt8(groupPixels); rowsPer = UInt8(verticalSubsampling)
@@ -31,30 +31,30 @@ public struct PixelFormatInfo: Sendable {
         static let none = PlaneGeometry(groupBytes: 0, groupPixels: 0, verticalSubsampling: 0)
     }
 
-    public let fourcc: FourCC
+    package let fourcc: FourCC
     /// The kernel's description (VIDIOC_ENUM_FMT), e.g. "Planar YUV 4:2:0".
-    public let description: StaticString
+    package let description: StaticString
     private let planes: (PlaneGeometry, PlaneGeometry, PlaneGeometry)
     private let counts: (planes: UInt8, memoryPlanes: UInt8, h: UInt8, v: UInt8)
     private let compressed: Bool, crFirst: Bool
     /// What the samples are (libcamera's colour encoding).
-    public let encoding: Encoding
+    package let encoding: Encoding
 
     /// Logical planes: 1 for packed and compressed formats, 2 for Y + CbCr,
     /// 3 for Y, Cb, Cr (in the frame's plane order: Y, V, U for YV12).
-    public var planeCount: Int { Int(counts.planes) }
+    package var planeCount: Int { Int(counts.planes) }
     /// V4L2 memory planes: 1 for formats held in one buffer (YU12, NV12),
     /// `planeCount` for the multi-planar "N-C" ones (YM12, NM12).
-    public var memoryPlaneCount: Int { Int(counts.memoryPlanes) }
+    package var memoryPlaneCount: Int { Int(counts.memoryPlanes) }
     /// MJPEG, JPEG, H.264…: no fixed geometry (every size helper says nil).
-    public var isCompressed: Bool { compressed }
+    package var isCompressed: Bool { compressed }
     /// Chroma subsampling: 2 and 2 for 4:2:0, 2 and 1 for 4:2:2, 1 and 1
     /// for 4:4:4 and for formats without chroma planes or samples (RGB,
     /// grey, Bayer); 0 and 0 for compressed formats.
-    public var horizontalSubsampling: Int { Int(counts.h) }
-    public var verticalSubsampling: Int { Int(counts.v) }
+    package var horizontalSubsampling: Int { Int(counts.h) }
+    package var verticalSubsampling: Int { Int(counts.v) }
     /// Cr comes before Cb (YVYU, YV12, NV21, YM21…).
-    public var isCrFirst: Bool { crFirst }
+    package var isCrFirst: Bool { crFirst }
 
     init(_ fourcc: FourCC, _ description: StaticString, planes: [PlaneGeometry], memoryPlanes: Int = 1,
          subsampling: (Int, Int) = (1, 1), crFirst: Bool = false, compressed: Bool = false,
@@ -70,11 +70,11 @@ public struct PixelFormatInfo: Sendable {
     }
 
     /// The name v4l2-ctl prints: "YUYV", "Y16 -BE" (FourCC's description).
-    public var name: String { fourcc.description }
+    package var name: String { fourcc.description }
 
     /// Plane `p`'s geometry; nil for compressed formats and past the last plane.
     @inline(__always)
-    public func plane(_ p: Int) -> PlaneGeometry? {
+    package func plane(_ p: Int) -> PlaneGeometry? {
         guard !isCompressed, p >= 0, p < planeCount else { return nil }
         switch p {
         case 0: return planes.0
@@ -85,27 +85,27 @@ public struct PixelFormatInfo: Sendable {
 
     /// Bytes per pixel of plane 0 (2 for YUYV, 1 for I420 and NV12, 3 for
     /// RGB3); nil for compressed formats.
-    public var bytesPerPixel: Int? {
+    package var bytesPerPixel: Int? {
         guard let g = plane(0), g.groupBytes % g.groupPixels == 0 else { return nil }
         return g.groupBytes / g.groupPixels
     }
 
     /// Bytes one tightly packed row of plane `p` holds at `width` pixels.
     @inline(__always)
-    public func rowBytes(plane p: Int, width: Int) -> Int? {
+    package func rowBytes(plane p: Int, width: Int) -> Int? {
         guard let g = plane(p) else { return nil }
         return (width + g.groupPixels - 1) / g.groupPixels * g.groupBytes
     }
 
     /// Rows of plane `p` at `height` pixels.
     @inline(__always)
-    public func rows(plane p: Int, height: Int) -> Int? {
+    package func rows(plane p: Int, height: Int) -> Int? {
         guard let g = plane(p) else { return nil }
         return (height + g.verticalSubsampling - 1) / g.verticalSubsampling
     }
 
     /// Bytes of a tightly packed frame, planes one after the other.
-    public func frameBytes(width: Int, height: Int) -> Int? {
+    package func frameBytes(width: Int, height: Int) -> Int? {
         guard !isCompressed else { return nil }
         var total = 0
         for p in 0..<planeCount {
@@ -119,7 +119,7 @@ public struct PixelFormatInfo: Sendable {
     /// pixel, so I420's chroma has half the luma stride, NV12's the same and
     /// NV24's twice).
     @inline(__always)
-    public func contiguousStride(plane p: Int, lumaStride: Int) -> Int {
+    package func contiguousStride(plane p: Int, lumaStride: Int) -> Int {
         guard p > 0, let g = plane(p), let g0 = plane(0) else { return lumaStride }
         return lumaStride * g.groupBytes * g0.groupPixels / (g.groupPixels * g0.groupBytes)
     }
@@ -128,12 +128,12 @@ public struct PixelFormatInfo: Sendable {
 /// Every pixel format camcore knows, keyed by FourCC (model: libcamera's
 /// `formats.cpp`). The FourCCs and descriptions are V4L2's
 /// (`videodev2.h`, `v4l_fill_fmtdesc`).
-public enum PixelFormatTable {
+package enum PixelFormatTable {
     /// The entry of `fourcc`, or nil when camcore does not know it.
     /// On the frame path: no allocation and no dictionary hashing; a
     /// multiply, a shift, one load and usually one compare.
     @inline(__always)
-    public static func info(_ fourcc: FourCC) -> PixelFormatInfo? {
+    package static func info(_ fourcc: FourCC) -> PixelFormatInfo? {
         let raw = fourcc.rawValue
         var slot = Index.slot(raw)
         while true {
@@ -145,7 +145,7 @@ public enum PixelFormatTable {
     }
 
     /// Every entry, grouped by family as in the table below.
-    public static var all: [PixelFormatInfo] { index.entries }
+    package static var all: [PixelFormatInfo] { index.entries }
 
     // MARK: - libcamera's pixel formats (DRM FourCCs)
 
@@ -173,10 +173,10 @@ public enum PixelFormatTable {
 
     /// The V4L2 FourCC whose bytes a libcamera (DRM) pixel format holds; nil
     /// for one camcore has no name for.
-    public static func v4l2FourCC(drm: FourCC) -> FourCC? { drmPairs.first { $0.drm == drm }?.v4l2 }
+    package static func v4l2FourCC(drm: FourCC) -> FourCC? { drmPairs.first { $0.drm == drm }?.v4l2 }
 
     /// The libcamera (DRM) pixel format holding a V4L2 FourCC's bytes.
-    public static func drmFourCC(v4l2: FourCC) -> FourCC? { drmPairs.first { $0.v4l2 == v4l2 }?.drm }
+    package static func drmFourCC(v4l2: FourCC) -> FourCC? { drmPairs.first { $0.v4l2 == v4l2 }?.drm }
 
     // MARK: - Index
 

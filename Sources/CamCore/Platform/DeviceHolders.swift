@@ -4,30 +4,30 @@ import Glibc
 #endif
 
 /// A process that holds a device node open (SPEC S46).
-public struct DeviceHolder: Sendable, Equatable {
+package struct DeviceHolder: Sendable, Equatable {
     /// Its process id.
-    public let pid: Int32
+    package let pid: Int32
     /// Its command name (/proc/<pid>/comm, at most 15 bytes: "v4l2-ctl").
-    public let command: String
+    package let command: String
 }
 
 /// Who holds device nodes open, found the way fuser(1) does: every
 /// /proc/<pid>/fd/<n> whose target is the same character device (S46).
 /// A scan is bounded in time; processes whose fds this one may not read
 /// (another user's, without CAP_SYS_PTRACE) are counted, not seen.
-public struct DeviceHolders: Sendable {
+package struct DeviceHolders: Sendable {
     /// The holders of each node asked for, in pid order (this process too).
-    public var byNode: [String: [DeviceHolder]] = [:]
+    package var byNode: [String: [DeviceHolder]] = [:]
     /// Processes whose open files could not be looked at.
-    public var unseen = 0
+    package var unseen = 0
     /// True when the time ran out before every process was looked at.
-    public var cut = false
+    package var cut = false
 
     /// Scans /proc for the holders of `nodes` (device node paths; others
     /// are ignored), for at most `budgetNs` (default 300 ms). `ignoringFD`:
     /// one fd of this process not to count (the caller's own, which met
     /// the EBUSY).
-    public static func scan(_ nodes: [String], budgetNs: UInt64 = 300_000_000, ignoringFD: Int32? = nil) -> DeviceHolders {
+    package static func scan(_ nodes: [String], budgetNs: UInt64 = 300_000_000, ignoringFD: Int32? = nil) -> DeviceHolders {
         var out = DeviceHolders()
         var wanted: [UInt64: [String]] = [:]
         for n in nodes {
@@ -85,7 +85,7 @@ public struct DeviceHolders: Sendable {
 
     /// "v4l2-ctl (pid 123)", "a (pid 1) and b (pid 2)", or what could not
     /// be seen: the words a busy error gives the user (S46).
-    public func describe(_ node: String) -> String {
+    package func describe(_ node: String) -> String {
         let me = getpid()
         let list = (byNode[node] ?? []).map { h in
             "\(h.command) (pid \(h.pid)\(h.pid == me ? ", this process" : ""))"

@@ -91,38 +91,38 @@ struct SessionPolicy: Sendable, Equatable {
 
 extension VideoSession {
     /// A snapshot of the session (S9's inputs and output).
-    public struct State: Sendable, Equatable {
+    package struct State: Sendable, Equatable {
         /// S9's inputs (the session's policy when the snapshot was taken).
         var policy = SessionPolicy()
         /// The camera device is open and streaming.
-        public var cameraOn = false
-        public var device: DeviceInfo?
+        package var cameraOn = false
+        package var device: DeviceInfo?
         /// The format in use while the camera is on. Its `adjustments` say
         /// how it differs from what the session asked for: the preference
         /// (the negotiation's adjustments and the driver's) or the explicit
         /// start setting.
-        public var format: CaptureFormat?
+        package var format: CaptureFormat?
         /// `format`'s adjustments (S6 "says that it adjusted"); empty while off.
-        public var adjustments: NegotiatedFormat.Adjustments { format?.adjustments ?? [] }
+        package var adjustments: NegotiatedFormat.Adjustments { format?.adjustments ?? [] }
 
         /// A transmission exists (started and not ended).
-        public var transmitting: Bool { get { policy.transmitting } set { policy.transmitting = newValue } }
-        public var paused: Bool { get { policy.paused } set { policy.paused = newValue } }
-        public var held: Bool { get { policy.held } set { policy.held = newValue } }
+        package var transmitting: Bool { get { policy.transmitting } set { policy.transmitting = newValue } }
+        package var paused: Bool { get { policy.paused } set { policy.paused = newValue } }
+        package var held: Bool { get { policy.held } set { policy.held = newValue } }
         /// Responder preparation: the call is not fully connected (S13).
-        public var preparing: Bool { get { policy.preparing } set { policy.preparing = newValue } }
-        public var hardMuted: Bool { get { policy.hardMuted } set { policy.hardMuted = newValue } }
-        public var previewCount: Int { get { policy.previewCount } set { policy.previewCount = newValue } }
+        package var preparing: Bool { get { policy.preparing } set { policy.preparing = newValue } }
+        package var hardMuted: Bool { get { policy.hardMuted } set { policy.hardMuted = newValue } }
+        package var previewCount: Int { get { policy.previewCount } set { policy.previewCount = newValue } }
         /// A custom video source feeds transmission (S21).
-        public var customSource: Bool { get { policy.customSource } set { policy.customSource = newValue } }
+        package var customSource: Bool { get { policy.customSource } set { policy.customSource = newValue } }
         /// The app stopped the capturer (S17 stop) and has not restarted it.
-        public var stoppedByApp: Bool { get { policy.stoppedByApp } set { policy.stoppedByApp = newValue } }
+        package var stoppedByApp: Bool { get { policy.stoppedByApp } set { policy.stoppedByApp = newValue } }
 
         /// Transmission needs the camera: transmitting and not paused,
         /// held or hard-muted, and fed by the camera (no custom source).
-        public var transmissionNeedsCamera: Bool { policy.transmissionNeedsCamera }
+        package var transmissionNeedsCamera: Bool { policy.transmissionNeedsCamera }
         /// S9: on iff transmission needs the camera or a preview is active
         /// (and the app has not stopped the capturer, and a device exists).
-        public var wantsCamera: Bool { policy.wantsCamera(hasDevice: device != nil) }
+        package var wantsCamera: Bool { policy.wantsCamera(hasDevice: device != nil) }
     }
 }

@@ -8,10 +8,10 @@ import Glibc
 /// Runs on the capture thread of the camera in use (or, for a custom
 /// source, on the thread that pushed the frame); the frame is borrowed
 /// for the call.
-public typealias FrameSink = (Frame) -> Void
+package typealias FrameSink = (Frame) -> Void
 
 /// What a capture hook does with a frame (S20).
-public enum HookResult {
+package enum HookResult {
     /// Hand the frame on unchanged.
     case pass
     /// Drop it: neither transmission nor previews see it.
@@ -21,7 +21,7 @@ public enum HookResult {
 }
 
 /// Events of a session, delivered on its camera queue (S24).
-public enum SessionEvent {
+package enum SessionEvent {
     case connected(DeviceInfo)
     case disconnected(DeviceInfo)
     /// The device in use changed; the format it captures (or will capture).
@@ -56,13 +56,13 @@ public enum SessionEvent {
 /// callback) they run at once; from inside a frame callback of this
 /// session they are queued and take effect right after (they return
 /// without error then).
-public final class VideoSession: @unchecked Sendable {
+package final class VideoSession: @unchecked Sendable {
     /// The transmission's state when it starts (S10).
-    public enum InitialVideoState: Sendable { case resume, pause }
+    package enum InitialVideoState: Sendable { case resume, pause }
 
     // The snapshot type, State, is with the rules it reports (SessionPolicy.swift).
 
-    public let manager: Manager
+    package let manager: Manager
     private let queue: CameraQueue
     // Touched only on the camera queue.
     /// S9's inputs and the transmission's state.
@@ -75,8 +75,8 @@ public final class VideoSession: @unchecked Sendable {
     /// The size every frame of the session is delivered at (S38), for
     /// transmission and previews alike; 0×0 keeps the negotiated size.
     /// Fixed at init; needs the preference's output format.
-    public let outputWidth: Int
-    public let outputHeight: Int
+    package let outputWidth: Int
+    package let outputHeight: Int
     private var explicitRequest: CaptureRequest?
     private var capturer: Capturer?
     private var eventHandler: ((SessionEvent) -> Void)?
@@ -97,14 +97,14 @@ public final class VideoSession: @unchecked Sendable {
     /// ("not enough USB bandwidth for YUYV 1280x720 at 10/1 fps: fell back to
     /// MJPG 1280x720 at 30/1 fps"), or S43's frame geometry note; nil when
     /// the camera runs what was negotiated. Safe from any thread.
-    public var note: String? { noteText.withLock { $0 } }
+    package var note: String? { noteText.withLock { $0 } }
     /// S48: the capturer's stall restart (CaptureRequest.stallRestartMs,
     /// stallRestartTries) for every time the camera turns on.
     private let stallRestart = Mutex((ms: 3000, tries: 3))
 
     /// Sets S48's restart of a stalled camera for the next time it turns
     /// on: after `ms` (0: never), up to `tries` times. Errors: invalidArgument.
-    public func setStallRestart(ms: Int, tries: Int) throws(CamError) {
+    package func setStallRestart(ms: Int, tries: Int) throws(CamError) {
         var r = CaptureRequest()
         r.stallRestartMs = ms; r.stallRestartTries = tries
         try r.validate()
@@ -112,7 +112,7 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// Switch back to a lost device when it returns (S25). Default true.
-    public var returnsToReconnectedDevice: Bool {
+    package var returnsToReconnectedDevice: Bool {
         get { follower.returnsToReconnectedDevice }
         set { follower.returnsToReconnectedDevice = newValue }
     }
@@ -129,7 +129,7 @@ public final class VideoSession: @unchecked Sendable {
     /// Errors: noDevice (no such device, or no device at all when nil is
     /// given and the list is empty is not an error: the session has no
     /// device until one is selected), and thread creation failures.
-    public init(manager: Manager, deviceID: String? = nil,
+    package init(manager: Manager, deviceID: String? = nil,
                 preference: CapturePreference = CapturePreference(),
                 outputWidth: Int = 0, outputHeight: Int = 0) throws(CamError) {
         try CaptureRequest.checkOutputSize(outputWidth, outputHeight, output: preference.output)
@@ -166,7 +166,7 @@ public final class VideoSession: @unchecked Sendable {
 
     /// Turns the camera off, drops every sink and ends the camera queue.
     /// Afterwards no callback of this session runs. Idempotent.
-    public func close() {
+    package func close() {
         if isInsideCallback {
             closeAfterCallback()
             return
@@ -208,13 +208,13 @@ public final class VideoSession: @unchecked Sendable {
     // MARK: Queries
 
     /// The current state (safe from any thread, also from callbacks).
-    public var currentState: State { published.withLock { $0 } }
+    package var currentState: State { published.withLock { $0 } }
 
     // MARK: Running operations
 
     /// True inside one of this session's callbacks (frame delivery or the
     /// camera queue), where freeing the session would pull it from under itself.
-    public var isInsideCallback: Bool { isDelivering || queue.isCurrent }
+    package var isInsideCallback: Bool { isDelivering || queue.isCurrent }
 
     /// Inside this session's frame delivery (its router's CallbackMark).
     private var isDelivering: Bool { router.isDelivering }
@@ -458,26 +458,26 @@ public final class VideoSession: @unchecked Sendable {
     /// Starts transmission in `initial` state (S10); `preparing` starts in
     /// responder preparation (S13). Errors: state (already transmitting),
     /// and the camera's errors when it must turn on.
-    public func startTransmission(_ initial: InitialVideoState = .resume, preparing: Bool = false) throws(CamError) {
+    package func startTransmission(_ initial: InitialVideoState = .resume, preparing: Bool = false) throws(CamError) {
         try transition { $0.startTransmission(initial, preparing: preparing) }
     }
 
     /// Ends responder preparation: frames now reach the transmission sink (S13).
-    public func endPreparation() throws(CamError) { try transition { $0.endPreparation() } }
+    package func endPreparation() throws(CamError) { try transition { $0.endPreparation() } }
     /// S12: stops transmitting video; the camera turns off unless a preview is active.
-    public func pauseVideo() throws(CamError) { try transition { $0.pauseVideo() } }
+    package func pauseVideo() throws(CamError) { try transition { $0.pauseVideo() } }
     /// S12: transmits video again; the camera turns back on.
-    public func resumeVideo() throws(CamError) { try transition { $0.resumeVideo() } }
+    package func resumeVideo() throws(CamError) { try transition { $0.resumeVideo() } }
     /// S11: holds the call: no transmission, camera off unless a preview is active.
-    public func hold() throws(CamError) { try transition { $0.hold() } }
+    package func hold() throws(CamError) { try transition { $0.hold() } }
     /// S11: unholds: transmission (and the camera) back as before the hold.
-    public func unhold() throws(CamError) { try transition { $0.unhold() } }
+    package func unhold() throws(CamError) { try transition { $0.unhold() } }
     /// S15: hard mute turns the transmission's camera off, keeping the
     /// other transmission state; unmute restores it.
-    public func setHardMute(_ muted: Bool) throws(CamError) { try transition { $0.setHardMute(muted) } }
+    package func setHardMute(_ muted: Bool) throws(CamError) { try transition { $0.setHardMute(muted) } }
 
     /// Ends transmission (the call ended): camera off unless previewing.
-    public func endTransmission() throws(CamError) {
+    package func endTransmission() throws(CamError) {
         try transition { $0.endTransmission(); return nil }
     }
 
@@ -492,7 +492,7 @@ public final class VideoSession: @unchecked Sendable {
 
     /// S15: where transmitted frames go; nil keeps the camera as S9 says
     /// and drops the frames. After it returns, the old sink gets no frame.
-    public func setTransmissionSink(_ sink: FrameSink?) {
+    package func setTransmissionSink(_ sink: FrameSink?) {
         _ = run { [self] in
             router.setSink(sink)
             return nil
@@ -504,14 +504,14 @@ public final class VideoSession: @unchecked Sendable {
     /// Previews one session takes at most (camcore.h CAMCORE_MAX_PREVIEWS):
     /// each frame is handed to every preview on the capture thread, so far
     /// more would only stall capture.
-    public static let maxPreviews = 64
+    package static let maxPreviews = 64
 
     /// Adds a preview receiver; the camera turns on if it was off.
     /// Returns its id. On a camera error the preview stays registered
     /// (the error is thrown; a later change retries). Errors: noMemory
     /// past `maxPreviews`, and turning the camera on's.
     @discardableResult
-    public func addPreview(_ sink: @escaping FrameSink) throws(CamError) -> UInt32 {
+    package func addPreview(_ sink: @escaping FrameSink) throws(CamError) -> UInt32 {
         let (id, error) = addPreviewReporting(sink)
         if let error { throw error }
         return id
@@ -522,7 +522,7 @@ public final class VideoSession: @unchecked Sendable {
     /// so it is right even when the addition is queued (from a callback).
     /// Errors: noMemory past `maxPreviews` (the id is then 0), and
     /// turning the camera on's errors.
-    public func addPreviewReporting(_ sink: @escaping FrameSink) -> (id: UInt32, error: CamError?) {
+    package func addPreviewReporting(_ sink: @escaping FrameSink) -> (id: UInt32, error: CamError?) {
         guard router.reservePreview(limit: VideoSession.maxPreviews) else {
             return (0, .noMemory("the session already has \(VideoSession.maxPreviews) previews (CAMCORE_MAX_PREVIEWS); remove one first"))
         }
@@ -537,7 +537,7 @@ public final class VideoSession: @unchecked Sendable {
 
     /// Removes a preview; after it returns that receiver gets no frame.
     /// The camera turns off if nothing else needs it. Errors: invalidArgument (unknown id).
-    public func removePreview(_ id: UInt32) throws(CamError) {
+    package func removePreview(_ id: UInt32) throws(CamError) {
         if let e = run({ [self] in
             guard router.removePreview(id) else {
                 return .invalidArgument("no preview with id \(id)")
@@ -554,7 +554,7 @@ public final class VideoSession: @unchecked Sendable {
     /// it with `removePreview`. Errors: invalidArgument (depth), and
     /// addPreview's. The id comes back also when turning the camera on
     /// failed (the preview stays added).
-    public func addPullPreviewReporting(depth: Int) -> (id: UInt32, error: CamError?) {
+    package func addPullPreviewReporting(depth: Int) -> (id: UInt32, error: CamError?) {
         let p: FramePuller
         do throws(CamError) { p = try FramePuller(depth: depth) {} } catch { return (0, error) }
         let (id, error) = addPreviewReporting { p.deliver($0) }
@@ -564,7 +564,7 @@ public final class VideoSession: @unchecked Sendable {
 
     /// The pull queue of a pull preview. Errors: invalidArgument (no pull
     /// preview with that id).
-    public func pullQueue(ofPreview id: UInt32) throws(CamError) -> FramePuller {
+    package func pullQueue(ofPreview id: UInt32) throws(CamError) -> FramePuller {
         guard let p = pullers.withLock({ $0[id] }) else {
             throw .invalidArgument("no pull preview with id \(id) (camcore_session_add_preview_pull)")
         }
@@ -578,7 +578,7 @@ public final class VideoSession: @unchecked Sendable {
     /// is 0 (then timeout), since no frame can come while that thread
     /// waits (S16). Errors: invalidArgument (unknown id), timeout, state
     /// (depth frames held, or removed), wouldDeadlock.
-    public func acquirePreview(_ id: UInt32, timeoutMs: Int32) throws(CamError) -> RetainedFrame {
+    package func acquirePreview(_ id: UInt32, timeoutMs: Int32) throws(CamError) -> RetainedFrame {
         let queue = try pullQueue(ofPreview: id)
         guard timeoutMs != 0, isInsideCallback else { return try queue.acquire(timeoutMs: timeoutMs) }
         do throws(CamError) {
@@ -596,7 +596,7 @@ public final class VideoSession: @unchecked Sendable {
 
     /// Sets (or clears) the capture hook, called for each camera frame
     /// before transmission and previews, on the capture thread.
-    public func setCaptureHook(_ hook: ((Frame) -> HookResult)?) {
+    package func setCaptureHook(_ hook: ((Frame) -> HookResult)?) {
         _ = run { [self] in
             router.setHook(hook)
             return nil
@@ -606,14 +606,14 @@ public final class VideoSession: @unchecked Sendable {
     /// Turns the custom video source on or off (S21): while on,
     /// transmission takes frames from `pushFrame` instead of the camera,
     /// and the camera runs only for previews.
-    public func setCustomSource(_ active: Bool) throws(CamError) {
+    package func setCustomSource(_ active: Bool) throws(CamError) {
         try transition { $0.customSource = active; return nil }
     }
 
     /// Pushes an app frame into transmission (S21). Delivered to the
     /// transmission sink on the calling thread when transmission takes
     /// frames. Errors: state (no custom source active).
-    public func pushFrame(_ frame: Frame) throws(CamError) {
+    package func pushFrame(_ frame: Frame) throws(CamError) {
         guard published.withLock({ $0.customSource }) else { throw .state("no custom video source is active") }
         router.push(frame)
     }
@@ -622,7 +622,7 @@ public final class VideoSession: @unchecked Sendable {
 
     /// S17 start: capture with this setting whenever S9 says on (clears a
     /// previous stop). `completion` runs on the camera queue once it took effect.
-    public func start(_ request: CaptureRequest, completion: ((CamError?) -> Void)? = nil) {
+    package func start(_ request: CaptureRequest, completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
             do throws(CamError) { try request.validate() } catch { return error }
             explicitRequest = request
@@ -634,7 +634,7 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// S17 stop: the camera turns off until start or restart.
-    public func stop(completion: ((CamError?) -> Void)? = nil) {
+    package func stop(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
             policy.stoppedByApp = true
             return applySwitch()
@@ -642,7 +642,7 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// S17 restart: on again with the same settings as before the stop.
-    public func restart(completion: ((CamError?) -> Void)? = nil) {
+    package func restart(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
             policy.stoppedByApp = false
             recoveries = 0
@@ -651,7 +651,7 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// S17 change: new settings; restarts the camera if it is on.
-    public func change(_ request: CaptureRequest, completion: ((CamError?) -> Void)? = nil) {
+    package func change(_ request: CaptureRequest, completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
             do throws(CamError) { try request.validate() } catch { return error }
             explicitRequest = request
@@ -663,7 +663,7 @@ public final class VideoSession: @unchecked Sendable {
     /// S18 select: switch to another device keeping the preferred setting
     /// (its nearest format on the new device); emits `selected`.
     /// Errors: customSourceActive, noDevice, and the camera's errors.
-    public func select(deviceID: String, completion: ((CamError?) -> Void)? = nil) {
+    package func select(deviceID: String, completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
             if policy.customSource {
                 return .customSourceActive("a custom video source feeds transmission; turn it off before selecting a camera")
@@ -679,7 +679,7 @@ public final class VideoSession: @unchecked Sendable {
     /// S19 flip: the camera facing the other way (front <-> back), or with
     /// no positions known the next camera, at the format and rate nearest
     /// to the current ones. Errors: customSourceActive, noDevice (no other camera).
-    public func flip(completion: ((CamError?) -> Void)? = nil) {
+    package func flip(completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
             if policy.customSource {
                 return .customSourceActive("a custom video source feeds transmission; turn it off before flipping")
@@ -723,7 +723,7 @@ public final class VideoSession: @unchecked Sendable {
 
     /// Sets the preferred setting used from the next time the camera turns
     /// on (and now, if it is on with the preference).
-    public func setPreference(_ p: CapturePreference, completion: ((CamError?) -> Void)? = nil) {
+    package func setPreference(_ p: CapturePreference, completion: ((CamError?) -> Void)? = nil) {
         submit({ [self] in
             preference = p
             if capturer != nil && explicitRequest == nil { turnOff() }
@@ -732,7 +732,7 @@ public final class VideoSession: @unchecked Sendable {
     }
 
     /// Sets the event handler (S24), called on the camera queue. nil removes it.
-    public func setEventHandler(_ handler: ((SessionEvent) -> Void)?) {
+    package func setEventHandler(_ handler: ((SessionEvent) -> Void)?) {
         _ = run { [self] in
             eventHandler = handler
             return nil
@@ -741,7 +741,7 @@ public final class VideoSession: @unchecked Sendable {
 
     /// Waits until every operation queued so far has run (for tests and
     /// for apps that queued operations without completions).
-    public func flush() {
+    package func flush() {
         if isDelivering || queue.isCurrent { return }
         _ = queue.sync { () -> Int in 0 }
     }

@@ -7,7 +7,7 @@ import Glibc
 /// user (which device, which call, what the driver said). The C ABI maps
 /// each case to one stable `CAMCORE_E_*` code (SPEC S26, S29); raw errno
 /// never leaves the engine.
-public enum CamError: Error, Equatable, CustomStringConvertible {
+package enum CamError: Error, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     case noDevice(String)
     case busy(String)
@@ -25,7 +25,7 @@ public enum CamError: Error, Equatable, CustomStringConvertible {
     case bandwidth(String)
 
     /// The human-readable detail.
-    public var message: String {
+    package var message: String {
         switch self {
         case .invalidArgument(let m), .noDevice(let m), .busy(let m), .access(let m),
              .notSupported(let m), .timeout(let m), .io(let m), .state(let m),
@@ -35,13 +35,13 @@ public enum CamError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// The same error with its message as "`prefix`: message".
-    public func prefixed(_ prefix: String) -> CamError { mapMessage { "\(prefix): \($0)" } }
+    package func prefixed(_ prefix: String) -> CamError { mapMessage { "\(prefix): \($0)" } }
 
     /// The same error with its message rewritten.
-    public func mapMessage(_ f: (String) -> String) -> CamError {
+    package func mapMessage(_ f: (String) -> String) -> CamError {
         switch self {
         case .invalidArgument(let m): return .invalidArgument(f(m))
         case .noDevice(let m): return .noDevice(f(m))
@@ -61,7 +61,7 @@ public enum CamError: Error, Equatable, CustomStringConvertible {
 
     /// Maps an errno from a device call to the error a user can act on.
     /// `what` names the call and the device, e.g. "VIDIOC_STREAMON on /dev/video0".
-    public static func fromErrno(_ code: Int32, _ what: String) -> CamError {
+    package static func fromErrno(_ code: Int32, _ what: String) -> CamError {
         let text = "\(what): \(String(cString: strerror(code)))"
         switch code {
         case ENODEV, ENOENT, ENXIO: return .noDevice(text)

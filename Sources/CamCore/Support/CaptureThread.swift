@@ -15,13 +15,13 @@ import Glibc
 /// One set per process. A thread takes the set installed when it starts
 /// and calls that set's `stop` as the last thing it does, so a set
 /// replaced later still ends the threads it began.
-public struct ThreadHooks: Sendable {
+package struct ThreadHooks: Sendable {
     /// Runs on the new thread before anything else, with the thread's name.
-    public let start: @Sendable (StaticString) -> Void
+    package let start: @Sendable (StaticString) -> Void
     /// Runs on the thread after everything else (no callback follows).
-    public let stop: @Sendable (StaticString) -> Void
+    package let stop: @Sendable (StaticString) -> Void
 
-    public init(start: @escaping @Sendable (StaticString) -> Void, stop: @escaping @Sendable (StaticString) -> Void) {
+    package init(start: @escaping @Sendable (StaticString) -> Void, stop: @escaping @Sendable (StaticString) -> Void) {
         self.start = start
         self.stop = stop
     }
@@ -29,7 +29,7 @@ public struct ThreadHooks: Sendable {
     private static let installed = Mutex<ThreadHooks?>(nil)
 
     /// Installs `hooks` for threads started from now on (nil: none).
-    public static func install(_ hooks: ThreadHooks?) { installed.withLock { $0 = hooks } }
+    package static func install(_ hooks: ThreadHooks?) { installed.withLock { $0 = hooks } }
 
     /// The set a thread starting now runs.
     static var current: ThreadHooks? { installed.withLock { $0 } }

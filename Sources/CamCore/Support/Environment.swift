@@ -20,14 +20,14 @@ import Glibc
 /// Paths (`CAMCORE_PIPEWIRE_LIBRARY`, `CAMCORE_DBUS_LIBRARY`) are taken
 /// as they are. Read each time asked (cheap), so a test may change them;
 /// except CAMCORE_LIBV4L2, read once per process (V4L2Node.useLibv4l2).
-public enum Environment {
+package enum Environment {
     /// The names of the choice-valued and flag variables, for documentation and tests.
-    public static let backend = "CAMCORE_BACKEND"
-    public static let portal = "CAMCORE_PORTAL"
-    public static let syntheticCamera = "CAMCORE_SYNTHETIC_CAMERA"
-    public static let captureDmabuf = "CAMCORE_CAPTURE_DMABUF"
-    public static let libv4l2 = "CAMCORE_LIBV4L2"
-    public static let pipewireDebug = "CAMCORE_PIPEWIRE_DEBUG"
+    package static let backend = "CAMCORE_BACKEND"
+    package static let portal = "CAMCORE_PORTAL"
+    package static let syntheticCamera = "CAMCORE_SYNTHETIC_CAMERA"
+    package static let captureDmabuf = "CAMCORE_CAPTURE_DMABUF"
+    package static let libv4l2 = "CAMCORE_LIBV4L2"
+    package static let pipewireDebug = "CAMCORE_PIPEWIRE_DEBUG"
 
     static let onWords: Set<String> = ["1", "true", "yes", "on"]
     static let offWords: Set<String> = ["0", "false", "no", "off"]
@@ -64,7 +64,7 @@ public enum Environment {
     }
 
     /// A flag: nil when unset or empty.
-    public static func flag(_ name: String) throws(CamError) -> Bool? {
+    package static func flag(_ name: String) throws(CamError) -> Bool? {
         guard let v = raw(name) else { return nil }
         let l = v.lowercased()
         if onWords.contains(l) { return true }
@@ -73,7 +73,7 @@ public enum Environment {
     }
 
     /// A name out of `T`'s cases (their raw values): nil when unset or empty.
-    public static func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ type: T.Type) throws(CamError) -> T?
+    package static func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ type: T.Type) throws(CamError) -> T?
         where T.RawValue == String {
         guard let v = raw(name) else { return nil }
         if let c = T(rawValue: v.lowercased()) { return c }
@@ -81,7 +81,7 @@ public enum Environment {
     }
 
     /// CAMCORE_SYNTHETIC_CAMERA: 0...2 synthetic cameras; nil when unset or empty.
-    public static func syntheticCount() throws(CamError) -> Int? {
+    package static func syntheticCount() throws(CamError) -> Int? {
         guard let v = raw(syntheticCamera) else { return nil }
         let l = v.lowercased()
         switch l {
@@ -97,7 +97,7 @@ public enum Environment {
 
     /// Every variable camcore reads, checked at once (camcore_manager_new):
     /// the first one that is not valid, as an error.
-    public static func validate() throws(CamError) {
+    package static func validate() throws(CamError) {
         _ = try BackendSet.fromEnvironment()
         _ = try choice(portal, PortalChoice.self)
         _ = try syntheticCount()

@@ -7,7 +7,7 @@ import Glibc
 
 /// Whether the app may use the cameras (SPEC S35), as the camera portal
 /// answered. Raw values are the C ABI's CAMCORE_PERMISSION_*.
-public enum CameraPermission: Int32, Sendable, CaseIterable {
+package enum CameraPermission: Int32, Sendable, CaseIterable {
     /// Not asked yet.
     case unknown = 0
     /// Asked; the portal (or the user, in its dialog) has not answered.
@@ -18,7 +18,7 @@ public enum CameraPermission: Int32, Sendable, CaseIterable {
     /// portal could not be asked (the detail says which).
     case denied = 3
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .unknown: return "unknown"
         case .pending: return "pending"
@@ -29,7 +29,7 @@ public enum CameraPermission: Int32, Sendable, CaseIterable {
 }
 
 /// When camcore goes through the camera portal (S35).
-public enum PortalChoice: String, Sendable, CaseIterable {
+package enum PortalChoice: String, Sendable, CaseIterable {
     /// Inside a sandbox (Flatpak, Snap), for the PipeWire backend.
     case auto
     /// Never: PipeWire's default socket (or the app's fd).
