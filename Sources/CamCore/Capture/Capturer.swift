@@ -33,7 +33,7 @@ package final class Capturer: @unchecked Sendable {
     /// Serialises start/stop/close.
     private let operations = Mutex(())
     private struct Session {
-        var thread: CaptureThread?
+        var thread: LibraryThread?
         var waker: Waker?
         var format: CaptureFormat?
         var closed = false
@@ -240,7 +240,7 @@ package final class Capturer: @unchecked Sendable {
                 }, takeOverNs: spare &* max(interval, 1_000_000))
             }
             do throws(CamError) {
-                let thread = try CaptureThread(name: threadName) { [self] in
+                let thread = try LibraryThread(name: threadName) { [self] in
                     if let pull {
                         pull.runCaptureThread()
                     } else {
@@ -386,12 +386,9 @@ package final class Capturer: @unchecked Sendable {
     /// and give its buffer back unless kept, or requeue released buffers
     /// and watch for a stall. False when streaming ended (onError told,
     /// unless stop was asked).
-    // Inlined into captureLoop (the callback path: ~75 instructions a frame
-    // less, frame-path row 1.048 vs 1.056). Pull readers go through
-    // pumpStep, out of line. (The guest's C pull row measured 16.0 us with
-    // step out of line everywhere and 17.8-19.7 us with this, in different
-    // boots, while host callgrind counts the same user instructions; the
-    // difference is not understood yet.)
+    // Inlined into captureLoop, the callback path; pull readers go through
+    // pumpStep, out of line. Why, with the measurements: bench/results/
+    // RESULTS.md, "Where step() is inlined".
     @inline(__always)
     private func step(_ path: FramePath, timeoutMs: Int32, onFrame: FrameHandler,
                       onError: ErrorHandler, onStall: StallHandler?) -> Bool {
@@ -629,7 +626,7 @@ package final class Capturer: @unchecked Sendable {
         controls.mute()
         // With no thread to be had it stays muted and open, closed by the
         // app's next close or its manager's free outside a callback.
-        CaptureThread.detached { [self] in close() }
+        LibraryThread.detached { [self] in close() }
     }
 
     private func stopLocked() {

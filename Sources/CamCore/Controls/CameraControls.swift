@@ -252,13 +252,13 @@ final class ControlEventThread: @unchecked Sendable {
     private let handler: CameraControls.ChangeHandler
     private let waker: Waker
     private let stopping = Atomic<Bool>(false)
-    private var thread: CaptureThread?
+    private var thread: LibraryThread?
 
     init(device: ControlDevice, handler: @escaping CameraControls.ChangeHandler) throws(CamError) {
         self.device = device
         self.handler = handler
         waker = try Waker()
-        thread = try CaptureThread(name: "camcore-control") { [self] in CallbackMark.inside(self) { run() } }
+        thread = try LibraryThread(name: "camcore-control") { [self] in CallbackMark.inside(self) { run() } }
     }
 
     /// True when called on the event thread (from the handler).

@@ -50,40 +50,41 @@ enum V4L2Query {
         var flags: UInt32
     }
 
-    /// VIDIOC_ENUM_FMT until EINVAL, in the driver's order.
+    /// VIDIOC_ENUM_FMT from index 0 until EINVAL (at most 256 entries), in
+    /// the driver's order; `body` returns false to stop early. The one walk
+    /// of the format list the queries below share.
+    private static func walkFormats(_ node: V4L2Node, type: UInt32, _ body: (inout v4l2_fmtdesc) -> Bool) {
+        var index: UInt32 = 0
+        while index < 256 {
+            var d = v4l2_fmtdesc()
+            d.index = index
+            d.type = type
+            if node.ioctlErrno(CC_VIDIOC_ENUM_FMT, &d) != 0 || !body(&d) { return }
+            index += 1
+        }
+    }
+
     /// Whether the node lists any pixel format (one VIDIOC_ENUM_FMT).
     static func hasPixelFormat(_ node: V4L2Node, type: UInt32) -> Bool {
-        var d = v4l2_fmtdesc()
-        d.index = 0
-        d.type = type
-        return node.ioctlErrno(CC_VIDIOC_ENUM_FMT, &d) == 0
+        var any = false
+        walkFormats(node, type: type) { _ in any = true; return false }
+        return any
     }
 
     /// Whether the node lists `fourcc`, enumerating only up to it.
     static func hasPixelFormat(_ node: V4L2Node, type: UInt32, _ fourcc: FourCC) -> Bool {
-        var index: UInt32 = 0
-        while index < 256 {
-            var d = v4l2_fmtdesc()
-            d.index = index
-            d.type = type
-            if node.ioctlErrno(CC_VIDIOC_ENUM_FMT, &d) != 0 { return false }
-            if d.pixelformat == fourcc.rawValue { return true }
-            index += 1
-        }
-        return false
+        var found = false
+        walkFormats(node, type: type) { d in found = d.pixelformat == fourcc.rawValue; return !found }
+        return found
     }
 
+    /// Every pixel format the node lists, in the driver's order.
     static func pixelFormats(_ node: V4L2Node, type: UInt32) -> [PixelFormat] {
         var out: [PixelFormat] = []
-        var index: UInt32 = 0
-        while index < 256 {
-            var d = v4l2_fmtdesc()
-            d.index = index
-            d.type = type
-            if node.ioctlErrno(CC_VIDIOC_ENUM_FMT, &d) != 0 { break }
+        walkFormats(node, type: type) { d in
             out.append(PixelFormat(fourcc: FourCC(rawValue: d.pixelformat),
                                    description: cString(&d.description), flags: d.flags))
-            index += 1
+            return true
         }
         return out
     }

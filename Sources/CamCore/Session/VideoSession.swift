@@ -197,7 +197,7 @@ package final class VideoSession: @unchecked Sendable {
         router.mute()
         // With no thread to be had it stays muted, closed by the manager's
         // free or the app's next close outside a callback.
-        CaptureThread.detached { [self] in close() }
+        LibraryThread.detached { [self] in close() }
     }
 
     /// An event for the app, unless the session was closed from a callback.

@@ -15,13 +15,13 @@ final class CameraQueue: @unchecked Sendable {
     private var items: [() -> Void] = []
     private var head = 0
     private var stopping = false
-    private var thread: CaptureThread?
+    private var thread: LibraryThread?
 
     init() throws(CamError) {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(cond, nil)
         // The thread holds the queue until it ends (after shutdown()).
-        thread = try CaptureThread(name: "camcore-queue") { [self] in CallbackMark.inside(self) { run() } }
+        thread = try LibraryThread(name: "camcore-queue") { [self] in CallbackMark.inside(self) { run() } }
     }
 
     deinit {

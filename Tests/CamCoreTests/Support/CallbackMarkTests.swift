@@ -23,8 +23,8 @@ struct CallbackMarkTests {
     @Test func test_S16_mark_is_per_thread() {
         let a = Owner()
         let other = Mutex<Bool?>(nil)
-        let t = CallbackMark.inside(a) { () -> CaptureThread? in
-            try? CaptureThread(name: "camcore-test") { other.withLock { $0 = CallbackMark.isInside(a) } }
+        let t = CallbackMark.inside(a) { () -> LibraryThread? in
+            try? LibraryThread(name: "camcore-test") { other.withLock { $0 = CallbackMark.isInside(a) } }
         }
         t?.join()
         #expect(other.withLock { $0 } == false)

@@ -54,7 +54,7 @@ final class CameraPortal: @unchecked Sendable {
     private struct State {
         var permission: CameraPermission = .unknown
         var detail = "camera access has not been asked for yet"
-        var thread: CaptureThread?
+        var thread: LibraryThread?
         /// Stays readable once the running request has an answer.
         var answered: Waker?
         var client: OpaquePointer?
@@ -87,7 +87,7 @@ final class CameraPortal: @unchecked Sendable {
             s.permission = .pending
             s.detail = "waiting for the camera portal's answer (AccessCamera)"
             do throws(CamError) {
-                s.thread = try CaptureThread(name: "camcore-portal") { [self] in run(done) }
+                s.thread = try LibraryThread(name: "camcore-portal") { [self] in run(done) }
             } catch {
                 (s.permission, s.detail) = previous
                 throw error
@@ -136,7 +136,7 @@ final class CameraPortal: @unchecked Sendable {
     /// locks the observers take (a listing under the manager's lock).
     private func report(_ p: CameraPermission, _ why: String) {
         let f = onChange
-        if let t = try? CaptureThread(name: "camcore-portal", { f(p, why) }) { t.detach() } else { f(p, why) }
+        if let t = try? LibraryThread(name: "camcore-portal", { f(p, why) }) { t.detach() } else { f(p, why) }
     }
 
     /// Waits until the running request is answered, up to `timeoutMs`
@@ -203,7 +203,7 @@ final class CameraPortal: @unchecked Sendable {
     /// Cancels a running request and frees the client; no change is
     /// reported after it returns. Idempotent.
     func close() {
-        let thread = state.withLock { s -> CaptureThread? in
+        let thread = state.withLock { s -> LibraryThread? in
             s.closed = true
             if let c = s.client { ccportal_cancel(c) }
             let t = s.thread

@@ -362,14 +362,14 @@ final class PipeWireWatch: SourceWatch, @unchecked Sendable {
     /// Changes to deliver, each with the V4L2 node an arrival wraps but
     /// whose V4L2 device was not listed yet ("" for none).
     private let queue = Mutex<[(DeviceChange, String)]>([])
-    private var thread: CaptureThread?
+    private var thread: LibraryThread?
 
     init(source: PipeWireSource, token: Int, observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) {
         self.source = source
         self.token = token
         self.observer = observer
         waker = try Waker()
-        thread = try CaptureThread(name: "camcore-pw") { [self] in run() }
+        thread = try LibraryThread(name: "camcore-pw") { [self] in run() }
     }
 
     /// Queues a change for the thread (from the loop thread).

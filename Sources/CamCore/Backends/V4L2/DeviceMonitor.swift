@@ -14,7 +14,7 @@ final class DeviceMonitor: SourceWatch, @unchecked Sendable {
     private let observer: @Sendable (DeviceChange) -> Void
     /// Capture devices known by node path (for removals).
     private let known = Mutex<[String: DeviceInfo]>([:])
-    private var thread: CaptureThread?
+    private var thread: LibraryThread?
     private let waker: Waker
     private let stopping = Atomic<Bool>(false)
 
@@ -37,7 +37,7 @@ final class DeviceMonitor: SourceWatch, @unchecked Sendable {
         }
         for d in DeviceEnumerator.captureDevices() { remember(d) }
         let u = UdevRef(udev: udev, mon: mon)
-        thread = try CaptureThread(name: "camcore-hotplug") { [self] in run(u) }
+        thread = try LibraryThread(name: "camcore-hotplug") { [self] in run(u) }
     }
 
     deinit { stop() }

@@ -39,7 +39,7 @@ package struct ThreadHooks: Sendable {
 /// capture threads, the camera queue, the hot-plug monitor. The thread
 /// carries `name` (PR_SET_NAME, at most 15 bytes: what `top -H`
 /// and gdb show) and runs the installed ThreadHooks around the closure.
-final class CaptureThread: @unchecked Sendable {
+final class LibraryThread: @unchecked Sendable {
     private final class Body {
         let run: () -> Void
         let name: StaticString
@@ -77,7 +77,7 @@ final class CaptureThread: @unchecked Sendable {
     /// when no thread could be started (the body did not run).
     @discardableResult
     static func detached(_ body: @escaping () -> Void) -> Bool {
-        guard let t = try? CaptureThread(name: "camcore-close", body) else { return false }
+        guard let t = try? LibraryThread(name: "camcore-close", body) else { return false }
         t.detach()
         return true
     }
@@ -91,7 +91,7 @@ final class CaptureThread: @unchecked Sendable {
 }
 
 /// For the C ABI: runs `body` on a detached library thread (the rest of a
-/// free asked for from inside a callback; see CaptureThread.detached).
+/// free asked for from inside a callback; see LibraryThread.detached).
 /// False when no thread could be started.
 @discardableResult
-package func runDetached(_ body: @escaping () -> Void) -> Bool { CaptureThread.detached(body) }
+package func runDetached(_ body: @escaping () -> Void) -> Bool { LibraryThread.detached(body) }
