@@ -23,6 +23,8 @@ import threading
 import time
 from typing import Callable, Dict, List, Optional
 
+import pytest
+
 import conftest
 import v4l2probe as v4l
 
@@ -562,3 +564,28 @@ def reset_patterns() -> None:
                 s_ctrl(n.devnode, "osd_text_mode", 0)
             except OSError:
                 pass
+
+
+def webcams():
+    """Two webcam-like vivid instances, bound, in a known state, restored
+    afterwards: a generator for a fixture to `yield from` (skips outside
+    the kernel test guest)."""
+    if not conftest.IN_GUEST:
+        pytest.skip("not in the kernel test guest")
+    prepare_webcams()
+    yield
+    cleanup()
+    reset_patterns()
+
+
+def wait_on(cv: threading.Condition, pred: Callable[[], object], timeout: float) -> bool:
+    """Waits on `cv` (held here) until pred() holds or `timeout` seconds
+    passed; returns whether it held."""
+    deadline = time.monotonic() + timeout
+    with cv:
+        while not pred():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            cv.wait(left)
+        return True

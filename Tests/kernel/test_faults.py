@@ -22,12 +22,7 @@ import hotplug_util as hp
 
 @pytest.fixture
 def webcams():
-    if not conftest.IN_GUEST:
-        pytest.skip("not in the kernel test guest")
-    hp.prepare_webcams()
-    yield
-    hp.cleanup()
-    hp.reset_patterns()
+    yield from hp.webcams()
 
 
 def vivid0(m):
@@ -51,14 +46,7 @@ class Frames:
             self.cv.notify_all()
 
     def wait(self, pred, timeout):
-        deadline = time.monotonic() + timeout
-        with self.cv:
-            while not pred():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self.cv.wait(left)
-            return True
+        return hp.wait_on(self.cv, pred, timeout)
 
 
 def start(cap, fr):

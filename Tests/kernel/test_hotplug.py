@@ -26,12 +26,7 @@ import v4l2probe as v4l
 @pytest.fixture
 def webcams():
     """Two webcam-like vivid instances, bound, in a known state; restored afterwards."""
-    if not conftest.IN_GUEST:
-        pytest.skip("not in the kernel test guest")
-    hp.prepare_webcams()
-    yield
-    hp.cleanup()
-    hp.reset_patterns()
+    yield from hp.webcams()
 
 
 def vivid_devices(m):
@@ -72,14 +67,7 @@ class Recorder:
             self.lock.notify_all()
 
     def wait(self, pred, timeout):
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while not pred():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self.lock.wait(left)
-            return True
+        return hp.wait_on(self.lock, pred, timeout)
 
     def plug_events(self, sign, t0=0):
         with self.lock:

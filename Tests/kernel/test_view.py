@@ -35,12 +35,7 @@ pytestmark = pytest.mark.skipif(bool(xview.missing_tools()),
 
 @pytest.fixture(scope="module")
 def webcams():
-    if not conftest.IN_GUEST:
-        pytest.skip("not in the kernel test guest")
-    hp.prepare_webcams()
-    yield
-    hp.cleanup()
-    hp.reset_patterns()
+    yield from hp.webcams()
 
 
 @pytest.fixture(scope="module")
