@@ -13,6 +13,10 @@
  *   - Frames are read through views: frame_view::plane(i) is a plane_view,
  *     a std::span-like view of the plane's bytes with its stride and rows
  *     (row(y) is one row without its padding).
+ *   - Pull mode reads like a loop: capturer::frames() and
+ *     session::preview_frames() are ranges of owned frames (one
+ *     camcore_capturer_next_frame() or camcore_session_next_preview_frame()
+ *     per step), and next_frame() / next_preview_frame() the step itself.
  *   - Callbacks are lambdas (any callable). The wrapper owns them: they
  *     live as long as the object they were given to and are destroyed
  *     only after camcore guarantees that no call of them is running or
@@ -23,16 +27,21 @@
  *     dropped. A callback replaced or removed from inside a callback (a
  *     preview removing itself) is kept until its session is freed, as
  *     camcore may still be running it. Closing or freeing an object from
- *     inside its own callback throws CAMCORE_E_WOULD_DEADLOCK (camcore
- *     would wait for that very callback); its destructor there leaves it
- *     alive and leaks it rather than free what is running.
+ *     inside its own callback returns at once: camcore calls none of its
+ *     callbacks after the running one and finishes the close once that
+ *     callback returned, and the wrapper destroys the callbacks then. (A
+ *     camcore before 0.2 refuses instead: the close throws
+ *     CAMCORE_E_WOULD_DEADLOCK, and a destructor there leaves the object
+ *     alive and leaks it rather than free what is running.)
  *
  * Threads: a callback runs on a camcore thread (see camcore.h for which);
  * guard what it shares with your other threads. One wrapper object is not
  * meant to be used from two threads at once (as with std containers); the
- * calls into camcore themselves are thread-safe as camcore.h says.
+ * calls into camcore themselves are thread-safe as camcore.h says. The one
+ * exception: capturer::stop() from another thread ends a pull loop
+ * (frames(), next_frame()) waiting on the capturer.
  *
- *     camcore::manager m(camcore::synthetic::when_no_camera);
+ *     camcore::manager m(camcore::synthetic::one);
  *     auto devices = m.devices();
  *     auto cap = m.open(devices.at(0).id);
  *     camcore_capture_config cfg = camcore::capture_config();
@@ -58,6 +67,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -195,6 +205,20 @@ inline std::uint32_t fourcc(const std::string &code) {
     return v;
 }
 
+/**
+ * The four characters of a FourCC (camcore_fourcc_to_string): "YUYV" for
+ * CAMCORE_FOURCC_YUYV, so fourcc_to_string(fourcc("YUYV")) == "YUYV". Bytes
+ * outside printable ASCII come out as '?' (V4L2's big-endian bit 31 too:
+ * big-endian Y16 is "Y16?"; fourcc_name() gives v4l2-ctl's "Y16 -BE").
+ * Always four characters; never throws but for std::bad_alloc.
+ * Threads: any. \since 0.2
+ */
+inline std::string fourcc_to_string(std::uint32_t code) {
+    char out[5] = {0, 0, 0, 0, 0};
+    camcore_fourcc_to_string(code, out);
+    return std::string(out, 4);
+}
+
 /** The name v4l2-ctl prints for a FourCC: "YUYV", "Y16 -BE" for big-endian ones. */
 inline std::string fourcc_name(std::uint32_t code) {
     camcore_pixel_format_info info;
@@ -229,6 +253,87 @@ inline double to_double(camcore_fraction f) noexcept {
 inline camcore_fraction fps(std::uint32_t numerator, std::uint32_t denominator = 1) noexcept {
     return camcore_fraction{numerator, denominator};
 }
+
+/* ------------------------------------------------------------------ */
+/* Threads                                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Hooks run on every thread camcore starts (camcore_thread_hooks): on_start
+ * on the new thread before anything else, on_stop on it as the last thing
+ * it does, after its last callback. Both get the thread's name (also its
+ * pthread name): "camcore-capture" (frame and session callbacks),
+ * "camcore-pull" (fills a pull queue, calls nothing), "camcore-queue",
+ * "camcore-hotplug", "camcore-control", "camcore-pw", "camcore-portal".
+ * Either may be empty. For a language runtime that attaches each thread
+ * once, or to name threads or set their priority.
+ */
+struct thread_hooks {
+    std::function<void(const std::string &name)> on_start; /**< on the new thread, first */
+    std::function<void(const std::string &name)> on_stop;  /**< on the same thread, last */
+};
+
+namespace detail {
+/* The hooks ever installed. camcore may call a set until every thread
+ * started with it has ended, which can be after it was replaced, even at
+ * exit: they are kept for the life of the process (reachable from a static
+ * pointer that is never destroyed, so a leak checker does not count them). */
+inline std::vector<std::unique_ptr<thread_hooks>> &installed_thread_hooks() {
+    static auto *kept = new std::vector<std::unique_ptr<thread_hooks>>();
+    return *kept;
+}
+inline std::mutex &thread_hooks_lock() {
+    static auto *lock = new std::mutex();
+    return *lock;
+}
+} // namespace detail
+
+/**
+ * Installs thread hooks for the whole process (camcore_set_thread_hooks):
+ * for the threads camcore starts from now on; threads already running keep
+ * the hooks they started with and end with that set's on_stop. One set per
+ * process: a later call replaces it; a thread_hooks with both functions
+ * empty removes them (clear_thread_hooks()). The wrapper keeps every set it
+ * installed until the process ends, as camcore may still call a replaced one.
+ *
+ * A hook runs on a camcore thread; an exception it throws is caught and
+ * dropped. It must not stop, close or free the object whose thread runs it
+ * (that waits for itself forever: no CAMCORE_E_WOULD_DEADLOCK from a hook);
+ * other objects and read-only calls are fine.
+ *
+ * Throws camcore::error (CAMCORE_E_INVALID_ARG) if camcore refuses them.
+ * Threads: any; takes effect for threads started after it returns. \since 0.2
+ */
+inline void set_thread_hooks(thread_hooks hooks) {
+    std::lock_guard<std::mutex> g(detail::thread_hooks_lock());
+    if (!hooks.on_start && !hooks.on_stop) {
+        check(camcore_set_thread_hooks(nullptr), "camcore_set_thread_hooks");
+        return;
+    }
+    auto kept = std::make_unique<thread_hooks>(std::move(hooks));
+    camcore_thread_hooks c;
+    camcore_thread_hooks_init(&c);
+    c.user_data = kept.get();
+    if (kept->on_start)
+        c.on_thread_start = [](void *u, const char *name) {
+            try {
+                static_cast<thread_hooks *>(u)->on_start(name ? name : "");
+            } catch (...) {
+            }
+        };
+    if (kept->on_stop)
+        c.on_thread_stop = [](void *u, const char *name) {
+            try {
+                static_cast<thread_hooks *>(u)->on_stop(name ? name : "");
+            } catch (...) {
+            }
+        };
+    check(camcore_set_thread_hooks(&c), "camcore_set_thread_hooks");
+    detail::installed_thread_hooks().push_back(std::move(kept));
+}
+
+/** Removes the thread hooks (camcore_set_thread_hooks(NULL)); running threads end with theirs. \since 0.2 */
+inline void clear_thread_hooks() { set_thread_hooks(thread_hooks{}); }
 
 /* ------------------------------------------------------------------ */
 /* Config helpers: the C structs, filled by their _init()              */
@@ -344,6 +449,8 @@ protected:
 /** A retained frame: owns one retain, released when destroyed. Move-only. */
 class frame : public frame_view {
 public:
+    /** An empty frame (false), to be filled by capturer::next_frame(). \since 0.2 */
+    frame() noexcept : frame_view(nullptr) {}
     /** Takes over a frame to release (from camcore_frame_retain() or an acquire). */
     explicit frame(const camcore_frame *retained) noexcept : frame_view(retained) {}
     frame(frame &&o) noexcept : frame_view(o.f_) { o.f_ = nullptr; }
@@ -365,6 +472,15 @@ public:
         camcore_frame_release(f_);
         f_ = nullptr;
     }
+
+private:
+    /* The pull loops hand the retain to camcore (which releases it) and
+     * take the next frame's back. */
+    friend class capturer;
+    friend class session;
+    friend class frame_loop;
+    const camcore_frame *take() noexcept { return std::exchange(f_, nullptr); }
+    void adopt(const camcore_frame *f) noexcept { f_ = f; }
 };
 
 inline frame frame_view::retain() const {
@@ -468,13 +584,51 @@ inline int &callback_depth() noexcept {
     return depth;
 }
 
-/** Marks the thread as inside a callback while it lives. */
+/* The callbacks of objects closed or freed from inside a callback on this
+ * thread (camcore 0.2 finishes the close once that callback returned and
+ * calls none of the object's callbacks after it; the running one may be
+ * among them): destroyed when the thread leaves its outermost callback. */
+inline std::vector<std::shared_ptr<void>> &after_callback() noexcept {
+    static thread_local std::vector<std::shared_ptr<void>> kept;
+    return kept;
+}
+
+/** Keeps what a callback may still be running until the thread is out of every callback. */
+template <typename T>
+void destroy_after_callback(std::unique_ptr<T> p) {
+    if (p)
+        after_callback().emplace_back(std::move(p));
+}
+
+/** Marks the thread as inside a callback while it lives; leaving the outermost one destroys after_callback(). */
 struct in_callback {
     in_callback() noexcept { ++callback_depth(); }
-    ~in_callback() { --callback_depth(); }
+    ~in_callback() {
+        if (--callback_depth() == 0 && !after_callback().empty()) {
+            std::vector<std::shared_ptr<void>> gone;
+            gone.swap(after_callback());
+        }
+    }
     in_callback(const in_callback &) = delete;
     in_callback &operator=(const in_callback &) = delete;
 };
+
+/**
+ * A close or free (close(), void) made from inside a callback: true when
+ * camcore refused it, as camcore before 0.2 did (it did nothing and set
+ * CAMCORE_E_WOULD_DEADLOCK as the thread's last error), false when it was
+ * done (0.2: it returns at once and finishes once the callback returned).
+ * Refused means the handle still answers (alive()) and the call set a
+ * last error; the last error is set to a known one first, as a successful
+ * call leaves it as it was.
+ */
+template <typename Close, typename Alive>
+bool refused_inside_callback(Close &&close, Alive &&alive) {
+    camcore_capturer_get_stats(nullptr, nullptr); /* CAMCORE_E_INVALID_ARG: a known last error */
+    std::string before = camcore_last_error_message();
+    close();
+    return alive() && before != camcore_last_error_message();
+}
 
 /** Runs a callable from a C callback: exceptions stop here. */
 template <typename F>
@@ -615,6 +769,99 @@ inline std::vector<device> copy_devices(const camcore_device_list *l) {
 } // namespace detail
 
 /* ------------------------------------------------------------------ */
+/* Pull loops                                                          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * An input range of owned frames, each step one call of a pull loop
+ * (camcore_capturer_next_frame(), camcore_session_next_preview_frame()):
+ * what capturer::frames() and session::preview_frames() return. It holds
+ * the current frame, which the next step gives back to camcore (or the
+ * range when it goes), and refers to the capturer or session, which must
+ * outlive it. Neither copied nor moved: use it where it is returned.
+ * begin() waits for the first frame; call it once. \since 0.2
+ */
+class frame_loop {
+public:
+    /** An input iterator over the frames; the end iterator is default-constructed. */
+    class iterator {
+    public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = frame;
+        using difference_type = std::ptrdiff_t;
+        using pointer = frame *;
+        using reference = frame &;
+
+        iterator() noexcept = default;
+        /** The current frame: valid until the next step; it may be moved out to keep it. */
+        reference operator*() const noexcept { return loop_->current_; }
+        pointer operator->() const noexcept { return &loop_->current_; }
+        /** The next frame: waits for it; throws as the function that made the range says. */
+        iterator &operator++() {
+            if (!loop_->advance())
+                loop_ = nullptr;
+            return *this;
+        }
+        void operator++(int) { ++*this; }
+        friend bool operator==(const iterator &a, const iterator &b) noexcept { return a.loop_ == b.loop_; }
+        friend bool operator!=(const iterator &a, const iterator &b) noexcept { return a.loop_ != b.loop_; }
+
+    private:
+        friend class frame_loop;
+        explicit iterator(frame_loop *loop) noexcept : loop_(loop) {}
+        frame_loop *loop_ = nullptr;
+    };
+
+    frame_loop(const frame_loop &) = delete;
+    frame_loop &operator=(const frame_loop &) = delete;
+
+    /** Waits for the first frame (the end at once when there is nothing to pull). */
+    iterator begin() { return advance() ? iterator(this) : iterator(); }
+    iterator end() noexcept { return iterator(); }
+
+private:
+    friend class capturer;
+    friend class session;
+    /* next(timeout_ms, &frame): the C pull-loop call; ended(status,
+     * message): whether a failure is the loop's end rather than an error. */
+    using next_fn = std::function<int(std::int32_t, const camcore_frame **)>;
+    using ended_fn = std::function<bool(int, const std::string &)>;
+
+    frame_loop(next_fn next, ended_fn ended, std::int32_t timeout_ms, const char *call)
+        : next_(std::move(next)), ended_(std::move(ended)), timeout_ms_(timeout_ms), call_(call) {}
+
+    /* The next frame into current_ (whose frame the call gives back): true;
+     * false at the end; throws camcore::error for anything else. */
+    bool advance() {
+        const camcore_frame *p = current_.take();
+        int st = next_(timeout_ms_, &p);
+        current_.adopt(p); /* the next frame; NULL; or, refused, the one passed in */
+        if (st == CAMCORE_OK)
+            return true;
+        std::string message = camcore_last_error_message();
+        if (ended_(st, message))
+            return false;
+        throw error(call_, st, message);
+    }
+
+    /* A CAMCORE_E_STATE that ends a loop rather than fails it: the capture
+     * was stopped or closed, or the preview removed ("stopped", "closed",
+     * as camcore.h words it at camcore_capturer_get_frame_fd()); a waiting
+     * step wakes with it before a stop on another thread has finished. */
+    static bool nothing_more(int status, const std::string &message) {
+        return status == CAMCORE_E_STATE &&
+               (message.find("stopped") != std::string::npos || message.find("closed") != std::string::npos ||
+                message.find("removed") != std::string::npos);
+    }
+
+    next_fn next_;
+    ended_fn ended_;
+    std::int32_t timeout_ms_;
+    const char *call_;
+    frame current_;
+};
+
+/* ------------------------------------------------------------------ */
 /* Capturer                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -653,7 +900,7 @@ public:
     }
     capturer(const capturer &) = delete;
     capturer &operator=(const capturer &) = delete;
-    /** Closes the capturer (see close()); from inside its own callback it is left open and leaked. */
+    /** Closes the capturer (see close()); where camcore refuses that (inside its own callback, before 0.2) it is left open and leaked. */
     ~capturer() {
         if (!release_handle()) {
             (void)frames_.release();
@@ -666,8 +913,11 @@ public:
 
     /**
      * Closes now (stops first); the callbacks are destroyed after that.
-     * From inside one of this capturer's own callbacks camcore cannot close
-     * it (it would wait for that very callback): this throws
+     * From inside one of this capturer's own callbacks it returns at once:
+     * no callback of it starts after the running one, camcore stops and
+     * closes the device right after that callback returns, and the wrapper
+     * destroys the callbacks then. A camcore before 0.2 cannot close it
+     * there (it would wait for that very callback): this then throws
      * CAMCORE_E_WOULD_DEADLOCK and the capturer stays as it was.
      */
     void close() {
@@ -724,6 +974,68 @@ public:
         std::int32_t fd = -1;
         check(camcore_capturer_get_frame_fd(c_, &fd), "camcore_capturer_get_frame_fd");
         return fd;
+    }
+
+    /**
+     * A pull loop's one call per frame (camcore_capturer_next_frame, S36):
+     * releases the frame f holds, if any, then takes the oldest queued frame
+     * into f, waiting up to timeout_ms (< 0: no limit; 0: only a frame that
+     * is ready). So
+     *
+     *     camcore::frame f;
+     *     while (cap.next_frame(f, 1000)) use(f);
+     *
+     * holds one frame at a time. While the app keeps up, the frame is
+     * dequeued on the calling thread itself (no hand-over from camcore's
+     * capture thread), so such a loop costs about what a frame callback
+     * does. f's old frame is released whatever the outcome.
+     *
+     * Returns true with the next frame in f; false, f empty, when none came
+     * in time. Throws camcore::error: CAMCORE_E_STATE (not started with
+     * start_pull(), stopped, closed, or as many frames unreleased as the
+     * queue depth: frames kept with retain() or moved out of f count),
+     * CAMCORE_E_WOULD_DEADLOCK (from the capturer's own callback), or what
+     * ended streaming (CAMCORE_E_NO_DEVICE, CAMCORE_E_IO, ...).
+     * Threads: any; frames come out in capture order. \since 0.2
+     */
+    bool next_frame(frame &f, std::int32_t timeout_ms = -1) {
+        int st = pull_next(f, timeout_ms);
+        if (st == CAMCORE_E_TIMEOUT)
+            return false;
+        check(st, "camcore_capturer_next_frame");
+        return true;
+    }
+
+    /**
+     * The frames of this pull capture (start it with start_pull() first) as
+     * a range, one next_frame() per step:
+     *
+     *     cap.start_pull(camcore::capture_config(), 2);
+     *     for (camcore::frame &f : cap.frames(1000)) {
+     *         use(f.plane(0));
+     *         if (enough)
+     *             break;
+     *     }
+     *
+     * Each frame is valid until the next step (its buffer then goes back)
+     * or the end of the loop; std::move() it out of the loop, or retain()
+     * it, to keep it longer (a kept frame counts against the queue depth
+     * until destroyed). The loop ends when the capture is stopped: stop()
+     * from the loop's body, or from another thread while the loop waits
+     * (camcore wakes the waiting step). A step throws camcore::error
+     * CAMCORE_E_TIMEOUT when no frame came within timeout_ms (< 0: no
+     * limit), and what next_frame() throws. The range neither starts nor
+     * stops the capture; this capturer must outlive it. \since 0.2
+     */
+    frame_loop frames(std::int32_t timeout_ms = -1) {
+        camcore_capturer *c = c_;
+        return frame_loop([c](std::int32_t ms, const camcore_frame **f) { return camcore_capturer_next_frame(c, ms, f); },
+                          [c](int st, const std::string &message) {
+                              /* not streaming: never started, or stopped */
+                              return st == CAMCORE_E_STATE &&
+                                     (camcore_capturer_is_streaming(c) == 0 || frame_loop::nothing_more(st, message));
+                          },
+                          timeout_ms, "camcore_capturer_next_frame");
     }
 
     /**
@@ -841,17 +1153,34 @@ public:
 private:
     using control_fn = std::function<void(std::uint32_t, std::int64_t, std::uint32_t, std::uint32_t)>;
 
+    /* camcore_capturer_next_frame with f's retain: f then holds the next
+     * frame, or nothing, or (camcore refused a pointer that is no retained
+     * frame of its own, releasing nothing) what it held. */
+    int pull_next(frame &f, std::int32_t timeout_ms) noexcept {
+        const camcore_frame *p = f.take();
+        int st = camcore_capturer_next_frame(c_, timeout_ms, &p);
+        f.adopt(p);
+        return st;
+    }
+
     /* Closes the C capturer and frees the callbacks; false (nothing freed)
-     * when camcore refused, being inside the capturer's own callback. */
+     * when camcore refused, being inside the capturer's own callback. Done
+     * from inside a callback, the callbacks are freed once it returned. */
     bool release_handle() noexcept {
         if (c_ == nullptr)
             return true;
-        camcore_capturer_close(c_);
-        camcore_capture_stats s = empty_stats();
-        if (detail::callback_depth() > 0 && camcore_capturer_get_stats(c_, &s) == CAMCORE_OK) {
-            /* Still open: the callbacks run on. The destructor leaks them
-             * with the capturer rather than free what is running. */
-            return false;
+        if (detail::callback_depth() == 0) {
+            camcore_capturer_close(c_);
+        } else {
+            camcore_capturer *c = c_;
+            if (detail::refused_inside_callback([c] { camcore_capturer_close(c); },
+                                                [c] {
+                                                    camcore_capture_stats s = empty_stats();
+                                                    return camcore_capturer_get_stats(c, &s) == CAMCORE_OK;
+                                                }))
+                return false; /* still open, the callbacks run on: the destructor leaks them with it */
+            detail::destroy_after_callback(std::move(frames_));
+            detail::destroy_after_callback(std::move(controls_));
         }
         c_ = nullptr;
         frames_.reset();
@@ -878,6 +1207,21 @@ struct device_events {
     std::function<void(const device &, bool, std::uint32_t)> on_restart;
 };
 
+/** What a capture hook does with a camera frame (S20; CAMCORE_HOOK_*). \since 0.2 */
+enum class hook_result : int {
+    pass = CAMCORE_HOOK_PASS,       /**< hand the frame on unchanged */
+    drop = CAMCORE_HOOK_DROP,       /**< drop it: transmission and previews do not see it */
+    replace = CAMCORE_HOOK_REPLACE, /**< hand on the replacement the hook filled instead */
+};
+
+/**
+ * A capture hook (S20): hook(frame, replacement) sees each camera frame
+ * before transmission and previews. replacement is a camcore_frame with
+ * struct_size set and all else zero, to fill for hook_result::replace.
+ * \since 0.2
+ */
+using capture_hook = std::function<hook_result(const frame_view &frame, camcore_frame &replacement)>;
+
 /**
  * A video session (camcore_session, S9-S21): the camera is on exactly
  * while video is transmitted or a preview is active. Move-only; the
@@ -899,7 +1243,7 @@ public:
     }
     session(const session &) = delete;
     session &operator=(const session &) = delete;
-    /** Frees the session (see reset()); from inside its own callback it is left alive and leaked. */
+    /** Frees the session (see reset()); where camcore refuses that (inside its own callback, before 0.2) it is left alive and leaked. */
     ~session() {
         if (!release_handle())
             (void)state_.release();
@@ -910,8 +1254,12 @@ public:
 
     /**
      * Frees the session (camera off); its callbacks are destroyed after
-     * that. From inside one of the session's own callbacks camcore cannot
-     * free it: this throws CAMCORE_E_WOULD_DEADLOCK and nothing changes.
+     * that. From inside one of the session's own callbacks it returns at
+     * once: no callback of the session starts after the running one (not
+     * even the rest of that frame's previews), camcore turns the camera off
+     * right after that callback returns, and the wrapper destroys the
+     * callbacks then. A camcore before 0.2 cannot free it there: this then
+     * throws CAMCORE_E_WOULD_DEADLOCK and nothing changes.
      */
     void reset() {
         if (!release_handle())
@@ -981,6 +1329,74 @@ public:
             return std::nullopt;
         check(st, "camcore_session_acquire_preview_frame");
         return frame(f);
+    }
+
+    /**
+     * A pull preview's loop step (camcore_session_next_preview_frame, S36),
+     * as capturer::next_frame() is for a capturer: releases the frame f
+     * holds, if any, then takes the oldest queued frame of preview id into
+     * f, waiting up to timeout_ms (< 0: no limit; 0: only a ready one):
+     *
+     *     camcore::frame f;
+     *     while (s.next_preview_frame(id, f, 1000)) show(f);
+     *
+     * f's old frame is released whatever the outcome. Returns true with the
+     * next frame in f; false, f empty, when none came in time. Throws
+     * camcore::error: CAMCORE_E_INVALID_ARG (no pull preview with that id),
+     * CAMCORE_E_STATE (as many frames unreleased as the queue depth, or the
+     * preview was removed), CAMCORE_E_WOULD_DEADLOCK (with a timeout from the
+     * session's own callbacks while no frame is queued). Threads: any.
+     * \since 0.2
+     */
+    bool next_preview_frame(std::uint32_t id, frame &f, std::int32_t timeout_ms = -1) {
+        const camcore_frame *p = f.take();
+        int st = camcore_session_next_preview_frame(s_, id, timeout_ms, &p);
+        f.adopt(p); /* the next frame; NULL; or, refused, the one passed in */
+        if (st == CAMCORE_E_TIMEOUT)
+            return false;
+        check(st, "camcore_session_next_preview_frame");
+        return true;
+    }
+
+    /**
+     * The frames of pull preview id (add_preview_pull()) as a range, one
+     * next_preview_frame() per step, as capturer::frames() is for a
+     * capturer:
+     *
+     *     for (camcore::frame &f : s.preview_frames(id, 1000))
+     *         show(f);
+     *
+     * Each frame is valid until the next step; std::move() it out, or
+     * retain() it, to keep it longer (it counts against the queue depth).
+     * The loop ends when the preview is removed while a step waits
+     * (remove_preview() on another thread); one removed from the loop's
+     * body is gone for the next step, which throws CAMCORE_E_INVALID_ARG
+     * (no such preview): break out after removing it. A step throws
+     * camcore::error CAMCORE_E_TIMEOUT when no frame came within timeout_ms
+     * (< 0: no limit; the camera may be off: the session stopped), and what
+     * next_preview_frame() throws. This session must outlive the range.
+     * \since 0.2
+     */
+    frame_loop preview_frames(std::uint32_t id, std::int32_t timeout_ms = -1) {
+        camcore_session *s = s_;
+        return frame_loop([s, id](std::int32_t ms,
+                                  const camcore_frame **f) { return camcore_session_next_preview_frame(s, id, ms, f); },
+                          &frame_loop::nothing_more, timeout_ms, "camcore_session_next_preview_frame");
+    }
+
+    /**
+     * An eventfd readable exactly while a frame of the pull preview id is
+     * queued (camcore_session_get_preview_fd, S36), for the app's own
+     * poll/epoll loop: when it is readable, acquire_preview(id, 0) takes the
+     * frame. camcore's: never read, write or close it; valid until the
+     * preview is removed or the session freed. Throws camcore::error
+     * CAMCORE_E_INVALID_ARG (no pull preview with that id). Threads: any.
+     * \since 0.2
+     */
+    int preview_fd(std::uint32_t id) const {
+        std::int32_t fd = -1;
+        check(camcore_session_get_preview_fd(s_, id, &fd), "camcore_session_get_preview_fd");
+        return fd;
     }
 
     /** Why the camera runs another setting than negotiated (S47, S43); "" when it does not. */
@@ -1070,6 +1486,48 @@ public:
         retire(std::exchange(state_->events, std::move(h)));
     }
 
+    /**
+     * The capture hook (camcore_session_set_capture_hook, S20):
+     * hook(frame, replacement) runs for each camera frame before
+     * transmission and previews, on the capture thread (the frame is
+     * borrowed for the call), and returns hook_result::pass,
+     * hook_result::drop, or hook_result::replace after filling replacement:
+     * fourcc, width, height, plane_count and planes (pointing at memory of
+     * yours that stays valid until the hook is next called or removed),
+     * sequence and timestamp_ns as you like. A replacement that does not fit
+     * its format is dropped (never the camera's frame in its place); why is
+     * then the capture thread's camcore_last_error_message(). An exception
+     * the hook throws is caught, and the frame passes unchanged. An empty
+     * function removes the hook. After this returns the old hook is not
+     * called again, and the wrapper destroys it; from inside one of the
+     * session's own callbacks camcore applies the change after that
+     * callback, and the old hook is kept until the session is freed.
+     * Throws camcore::error (CAMCORE_E_INVALID_ARG). Threads: any, also the
+     * session's callbacks. \since 0.2
+     */
+    void set_capture_hook(capture_hook hook) {
+        if (!hook) {
+            check(camcore_session_set_capture_hook(s_, nullptr), "camcore_session_set_capture_hook");
+            retire(std::move(state_->hook));
+            return;
+        }
+        auto h = std::make_unique<capture_hook>(std::move(hook));
+        camcore_capture_hook c;
+        std::memset(&c, 0, sizeof c);
+        c.struct_size = sizeof c;
+        c.user_data = h.get();
+        c.on_capture = [](void *u, const camcore_frame *f, camcore_frame *replacement) -> int {
+            detail::in_callback mark;
+            try {
+                return static_cast<int>((*static_cast<capture_hook *>(u))(frame_view(f), *replacement));
+            } catch (...) {
+                return CAMCORE_HOOK_PASS;
+            }
+        };
+        check(camcore_session_set_capture_hook(s_, &c), "camcore_session_set_capture_hook");
+        retire(std::exchange(state_->hook, std::move(h)));
+    }
+
     /* Custom source (S21) */
     void set_custom_source(bool active) {
         check(camcore_session_set_custom_source(s_, active ? 1 : 0), "camcore_session_set_custom_source");
@@ -1081,21 +1539,31 @@ private:
         std::unique_ptr<detail::frame_handlers> sink;
         std::map<std::uint32_t, std::unique_ptr<detail::frame_handlers>> previews;
         std::unique_ptr<device_events> events;
+        std::unique_ptr<capture_hook> hook;
         std::vector<std::shared_ptr<void>> retired;
         detail::completions done;
     };
 
     /* Frees the C session, then the callbacks; false (nothing freed) when
-     * camcore refused, being inside one of the session's own callbacks. */
+     * camcore refused, being inside one of the session's own callbacks. Done
+     * from inside a callback, the callbacks are freed once it returned. */
     bool release_handle() noexcept {
         if (s_ == nullptr)
             return true;
-        camcore_session_free(s_);
-        camcore_session_state st;
-        std::memset(&st, 0, sizeof st);
-        st.struct_size = sizeof st;
-        if (detail::callback_depth() > 0 && camcore_session_get_state(s_, &st) == CAMCORE_OK)
-            return false;
+        if (detail::callback_depth() == 0) {
+            camcore_session_free(s_);
+        } else {
+            camcore_session *s = s_;
+            if (detail::refused_inside_callback([s] { camcore_session_free(s); },
+                                                [s] {
+                                                    camcore_session_state st;
+                                                    std::memset(&st, 0, sizeof st);
+                                                    st.struct_size = sizeof st;
+                                                    return camcore_session_get_state(s, &st) == CAMCORE_OK;
+                                                }))
+                return false;
+            detail::destroy_after_callback(std::move(state_));
+        }
         s_ = nullptr;
         state_.reset();
         return true;
@@ -1166,7 +1634,7 @@ public:
     }
     manager(const manager &) = delete;
     manager &operator=(const manager &) = delete;
-    /** Frees the manager (see reset()); from inside a callback of its own it is left alive and leaked. */
+    /** Frees the manager (see reset()); where camcore refuses that (inside a callback of its own, before 0.2) it is left alive and leaked. */
     ~manager() {
         if (!release_handle())
             (void)hotplug_.release();
@@ -1178,7 +1646,10 @@ public:
      * Frees the manager; every capturer and session made from it is
      * stopped (their objects stay valid to destroy). Callbacks are
      * destroyed after that. From inside a callback of the manager or of
-     * what was made from it, camcore cannot free it: this throws
+     * what was made from it, it returns at once: none of their callbacks
+     * starts after the running one, camcore finishes the free once that
+     * callback returned, and the wrapper destroys the hot-plug callbacks
+     * then. A camcore before 0.2 cannot free it there: this then throws
      * CAMCORE_E_WOULD_DEADLOCK and nothing changes.
      */
     void reset() {
@@ -1187,12 +1658,15 @@ public:
                         "called from inside a callback of the manager or of what was made from it");
     }
 
-    /** The cameras present now (S1-S4); with hidden, also the capture nodes
-     *  that are no cameras of their own (S40, CAMCORE_LIST_HIDDEN). */
+    /** The cameras present now (S1-S4, camcore_manager_list_devices); with
+     *  hidden, also the capture nodes that are no cameras of their own (S40,
+     *  camcore_manager_list_devices_with and CAMCORE_LIST_HIDDEN). */
     std::vector<device> devices(bool hidden = false) const {
         camcore_device_list *l = nullptr;
-        check(camcore_manager_list_devices_with(m_, hidden ? CAMCORE_LIST_HIDDEN : 0u, &l),
-              "camcore_manager_list_devices_with");
+        if (hidden)
+            check(camcore_manager_list_devices_with(m_, CAMCORE_LIST_HIDDEN, &l), "camcore_manager_list_devices_with");
+        else
+            check(camcore_manager_list_devices(m_, &l), "camcore_manager_list_devices");
         std::unique_ptr<camcore_device_list, void (*)(camcore_device_list *)> owned(l, camcore_device_list_free);
         return detail::copy_devices(l);
     }
@@ -1237,6 +1711,78 @@ public:
         return s;
     }
 
+    /**
+     * S7 format_for (camcore_manager_format_for): the format nearest to
+     * width x height (pixels) among those that support rate exactly, nearest
+     * as negotiate()'s rules (2) and (3) say: the closest aspect ratio, then
+     * the smallest size at or above the one asked, else the largest below.
+     * The setting's fourcc, width, height and fps go to capture_config().
+     * Throws camcore::error: CAMCORE_E_NOT_SUPPORTED (no format supports
+     * rate), CAMCORE_E_NO_DEVICE, CAMCORE_E_INVALID_ARG, CAMCORE_E_IO.
+     * Threads: any. \since 0.2
+     */
+    camcore_setting format_for(const std::string &device_id, std::uint32_t width, std::uint32_t height,
+                               camcore_fraction rate) const {
+        camcore_setting s;
+        std::memset(&s, 0, sizeof s);
+        s.struct_size = sizeof s;
+        check(camcore_manager_format_for(m_, device_id.c_str(), width, height, rate, &s),
+              "camcore_manager_format_for");
+        return s;
+    }
+
+    /**
+     * S7 max_frame_rate (camcore_manager_max_frame_rate): rate itself if
+     * the format `code` at width x height (pixels) supports it, else the
+     * supported rate closest to it (40 of a 1-30 fps format: 30/1); rates in
+     * frames per second as fractions. Throws camcore::error:
+     * CAMCORE_E_NOT_SUPPORTED (no such format, or its rates unknown),
+     * CAMCORE_E_NO_DEVICE, CAMCORE_E_INVALID_ARG, CAMCORE_E_IO.
+     * Threads: any. \since 0.2
+     */
+    camcore_fraction max_frame_rate(const std::string &device_id, std::uint32_t code, std::uint32_t width,
+                                    std::uint32_t height, camcore_fraction rate) const {
+        camcore_fraction out{0, 0};
+        check(camcore_manager_max_frame_rate(m_, device_id.c_str(), code, width, height, rate, &out),
+              "camcore_manager_max_frame_rate");
+        return out;
+    }
+
+    /**
+     * The camera permission now (camcore_manager_get_camera_permission,
+     * S35): the camera portal's answer, or CAMCORE_PERMISSION_GRANTED when
+     * no portal is in use. Asks nothing. Throws camcore::error
+     * (CAMCORE_E_STATE: the manager is being freed). Threads: any, also a
+     * hot-plug callback. \since 0.2
+     */
+    camcore_permission camera_permission() const {
+        std::int32_t state = CAMCORE_PERMISSION_UNKNOWN;
+        check(camcore_manager_get_camera_permission(m_, &state), "camcore_manager_get_camera_permission");
+        return static_cast<camcore_permission>(state);
+    }
+
+    /**
+     * Asks the camera portal for camera access
+     * (camcore_manager_request_camera_access, S35: AccessCamera), unless a
+     * request is pending or access is granted, and waits up to timeout_ms
+     * for the answer (< 0: until answered; 0: not at all). Returns the
+     * permission then: CAMCORE_PERMISSION_GRANTED (also when no portal is in
+     * use), or CAMCORE_PERMISSION_PENDING when no answer came in time (the
+     * request stays pending; the answer comes to on_hotplug()'s permission
+     * function). Throws camcore::error: CAMCORE_E_ACCESS (denied, or no
+     * portal to ask: detail() says which), CAMCORE_E_WOULD_DEADLOCK (from a
+     * hot-plug callback with a timeout), CAMCORE_E_STATE, CAMCORE_E_IO.
+     * Threads: any; it blocks up to timeout_ms. \since 0.2
+     */
+    camcore_permission request_camera_access(std::int32_t timeout_ms = -1) {
+        std::int32_t state = CAMCORE_PERMISSION_UNKNOWN;
+        int st = camcore_manager_request_camera_access(m_, timeout_ms, &state);
+        if (st == CAMCORE_E_TIMEOUT)
+            return CAMCORE_PERMISSION_PENDING;
+        check(st, "camcore_manager_request_camera_access");
+        return static_cast<camcore_permission>(state);
+    }
+
     /** Opens a camera. */
     capturer open(const std::string &device_id) const {
         camcore_capturer *c = nullptr;
@@ -1252,16 +1798,19 @@ public:
     }
 
     /**
-     * Hot-plug reports (S24) on camcore's hot-plug thread; two empty
-     * functions stop them.
+     * Hot-plug reports (S24) on camcore's hot-plug thread; all functions
+     * empty stop them. permission(state, detail) (S35, \since 0.2) runs on
+     * camcore's portal thread when the camera permission changes (a
+     * camcore_permission, and why).
      */
-    void on_hotplug(std::function<void(const device &)> connected, std::function<void(const device &)> disconnected) {
-        if (!connected && !disconnected) {
+    void on_hotplug(std::function<void(const device &)> connected, std::function<void(const device &)> disconnected,
+                    std::function<void(camcore_permission, const std::string &)> permission = {}) {
+        if (!connected && !disconnected && !permission) {
             check(camcore_manager_set_hotplug_callbacks(m_, nullptr), "camcore_manager_set_hotplug_callbacks");
             hotplug_.reset();
             return;
         }
-        auto h = std::make_unique<hotplug>(hotplug{std::move(connected), std::move(disconnected)});
+        auto h = std::make_unique<hotplug>(hotplug{std::move(connected), std::move(disconnected), std::move(permission)});
         camcore_hotplug_callbacks cb;
         std::memset(&cb, 0, sizeof cb);
         cb.struct_size = sizeof cb;
@@ -1274,6 +1823,11 @@ public:
             cb.on_disconnected = [](void *u, const camcore_device_info *d) {
                 detail::guarded([&] { static_cast<hotplug *>(u)->disconnected(device(*d)); });
             };
+        if (h->permission)
+            cb.on_permission = [](void *u, std::int32_t state, const char *why) {
+                detail::guarded(
+                    [&] { static_cast<hotplug *>(u)->permission(static_cast<camcore_permission>(state), why ? why : ""); });
+            };
         check(camcore_manager_set_hotplug_callbacks(m_, &cb), "camcore_manager_set_hotplug_callbacks");
         hotplug_ = std::move(h);
     }
@@ -1281,16 +1835,27 @@ public:
 private:
     struct hotplug {
         std::function<void(const device &)> connected, disconnected;
+        std::function<void(camcore_permission, const std::string &)> permission;
     };
     /* Frees the C manager, then the hot-plug callbacks; false (nothing
-     * freed) when camcore refused: inside a callback of its own. */
+     * freed) when camcore refused: inside a callback of its own. Done from
+     * inside a callback, the callbacks are freed once it returned. */
     bool release_handle() noexcept {
         if (m_ == nullptr)
             return true;
-        camcore_manager_free(m_);
-        std::int32_t permission = 0;
-        if (detail::callback_depth() > 0 && camcore_manager_get_camera_permission(m_, &permission) == CAMCORE_OK)
-            return false;
+        if (detail::callback_depth() == 0) {
+            camcore_manager_free(m_);
+        } else {
+            camcore_manager *m = m_;
+            if (detail::refused_inside_callback([m] { camcore_manager_free(m); },
+                                                [m] {
+                                                    std::int32_t permission = 0;
+                                                    return camcore_manager_get_camera_permission(m, &permission) ==
+                                                           CAMCORE_OK;
+                                                }))
+                return false;
+            detail::destroy_after_callback(std::move(hotplug_));
+        }
         m_ = nullptr;
         hotplug_.reset();
         return true;
@@ -1302,8 +1867,16 @@ private:
     std::unique_ptr<hotplug> hotplug_;
 };
 
-/** The loaded library's version ("0.1.0"). */
+/** The loaded library's version as a string, "major.minor.patch" ("0.2.0"; camcore_version_string()). */
 inline std::string version() { return camcore_version_string(); }
+
+/**
+ * The loaded library's version, packed as CAMCORE_VERSION_NUM does
+ * (camcore_version): (major << 16) | (minor << 8) | patch. Compare it with
+ * CAMCORE_VERSION, the version of the camcore.h this was compiled with, to
+ * find a header/library mismatch. Never fails. Threads: any. \since 0.2
+ */
+inline std::uint32_t version_number() noexcept { return camcore_version(); }
 
 } // namespace camcore
 

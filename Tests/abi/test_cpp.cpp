@@ -21,10 +21,32 @@
  *   S14  a session preview lambda turns the camera on; completion lambdas
  *        run once with the status (CAMCORE_E_NO_DEVICE for an unknown id)
  *        and are freed even when they never run
- *   S31  a preview removing itself from its own lambda (kept alive until the
- *        session goes), reset()/close() from an object's own callback throw
- *        CAMCORE_E_WOULD_DEADLOCK and it goes on
+ *   S31  a preview removing itself from its own lambda is accepted;
+ *        reset()/close() from an object's own callback return, no callback
+ *        follows, and the lambdas are destroyed once that callback returned
  *        handles move; a moved-from handle is empty
+ *   S36  next_frame() gives owned frames with rising sequence numbers, the
+ *        format and size asked, releasing the one before (five frames
+ *        through a queue of two); false and an empty frame on a timeout;
+ *        frames() as a range: a frame moved out outlives the loop, stop()
+ *        in the body or from another thread ends it, a timeout throws
+ *        CAMCORE_E_TIMEOUT, a capturer not started gives no frame
+ *   S36  a pull preview's preview_fd() turns readable when a frame waits;
+ *        an unknown id throws CAMCORE_E_INVALID_ARG; next_preview_frame()
+ *        and preview_frames() give 160x120 frames with rising sequence
+ *        numbers; removing the preview on another thread ends the range
+ *   S20  set_capture_hook(): pass, drop (previews see nothing while the hook
+ *        goes on), replace (previews see the app's frame), a throwing hook
+ *        passes the frame, an empty function removes and destroys the hook
+ *   S7   format_for() and max_frame_rate() on the synthetic camera's ranges;
+ *        no such rate or format throws CAMCORE_E_NOT_SUPPORTED
+ *   S35  camera_permission() and request_camera_access() without a portal:
+ *        granted
+ *        set_thread_hooks(): the capture thread starts and ends with the
+ *        hooks, named "camcore-capture"; a throwing hook does not reach C;
+ *        after clear_thread_hooks() no hook runs
+ *        version_number() == CAMCORE_VERSION, version() == its string;
+ *        fourcc_to_string() round trips fourcc(); devices() and devices(true)
  *
  * The last line is "N passed, M failed"; exit 0 only if M is 0.
  *
@@ -36,6 +58,8 @@
 extern "C" {
 #include "testlib.h"
 }
+
+#include <poll.h>
 
 #include <algorithm>
 #include <atomic>
@@ -360,6 +384,31 @@ void test_S14_session_preview_and_completions() {
     CHECK(!s, "reset() empties the session");
 }
 
+/* Tells when the last copy of a lambda holding a lifetime_token is destroyed. */
+struct lifetime {
+    std::mutex lock;
+    std::condition_variable cv;
+    bool gone = false;
+};
+struct lifetime_token {
+    explicit lifetime_token(std::shared_ptr<lifetime> l) : watched(std::move(l)) {}
+    lifetime_token(const lifetime_token &) = delete;
+    lifetime_token &operator=(const lifetime_token &) = delete;
+    ~lifetime_token() {
+        std::lock_guard<std::mutex> g(watched->lock);
+        watched->gone = true;
+        watched->cv.notify_all();
+    }
+    std::shared_ptr<lifetime> watched;
+};
+
+/*
+ * Closing or freeing an object from inside its own callback (S31, "close
+ * cannot fail"): the call returns, no callback of the object follows the
+ * running one, camcore finishes the teardown once that callback returned,
+ * and the wrapper destroys the lambdas then (not while one runs: the ASan
+ * run would see it).
+ */
 void test_S31_calls_from_inside_own_callbacks() {
     camcore::manager m(camcore::synthetic::one);
     camcore_session_config sc = camcore::session_config();
@@ -370,74 +419,87 @@ void test_S31_calls_from_inside_own_callbacks() {
     std::mutex lock;
     std::condition_variable cv;
     std::atomic<std::uint32_t> self_id{0};
-    int self_frames = 0, other_frames = 0, reset_code = 0;
+    int self_frames = 0, other_frames = 0, reset_code = -1;
     std::string remove_error;
-    /* A preview that removes itself from inside its own lambda (camcore
-     * queues the removal; the wrapper must not free the running lambda). */
-    std::uint32_t id = s.add_preview([&](const camcore::frame_view &) {
-        std::uint32_t me = self_id.load();
-        std::lock_guard<std::mutex> g(lock);
-        if (me == 0)
-            return;
-        if (++self_frames == 3) {
-            try {
-                s.remove_preview(me);
-            } catch (const std::exception &e) {
-                remove_error = e.what();
+    auto session_lambdas = std::make_shared<lifetime>();
+    {
+        auto token = std::make_shared<lifetime_token>(session_lambdas);
+        /* A preview that removes itself from inside its own lambda (camcore
+         * queues the removal; the wrapper must not free the running lambda),
+         * then frees the session there. */
+        std::uint32_t id = s.add_preview([&, token](const camcore::frame_view &) {
+            std::uint32_t me = self_id.load();
+            std::lock_guard<std::mutex> g(lock);
+            if (me == 0)
+                return;
+            if (++self_frames == 3) {
+                try {
+                    s.remove_preview(me);
+                } catch (const std::exception &e) {
+                    remove_error = e.what();
+                }
+                try {
+                    s.reset(); /* freeing the session from its own callback */
+                    reset_code = 0;
+                } catch (const camcore::error &e) {
+                    reset_code = e.code();
+                }
             }
-            try {
-                s.reset(); /* freeing the session from its own callback */
-            } catch (const camcore::error &e) {
-                reset_code = e.code();
-            }
-        }
-        cv.notify_all();
-    });
-    self_id = id;
-    s.add_preview([&](const camcore::frame_view &) {
-        std::lock_guard<std::mutex> g(lock);
-        other_frames++;
-        cv.notify_all();
-    });
-    CHECK(wait_for(lock, cv, 5000, [&] { return self_frames >= 3; }), "3 frames to the self-removing preview");
+            cv.notify_all();
+        });
+        self_id = id;
+        s.add_preview([&, token](const camcore::frame_view &) {
+            std::lock_guard<std::mutex> g(lock);
+            other_frames++;
+            cv.notify_all();
+        });
+    }
+    CHECK(wait_for(lock, cv, 5000, [&] { return self_frames >= 3 && reset_code != -1; }),
+          "3 frames to the self-removing preview, which then frees the session");
     CHECK(remove_error.empty(), "remove_preview from its own lambda is accepted (%s)", remove_error.c_str());
-    CHECK(reset_code == CAMCORE_E_WOULD_DEADLOCK, "session::reset() from its own callback: code %d", reset_code);
-    int others;
+    CHECK(reset_code == 0, "session::reset() from its own callback returns (code %d)", reset_code);
+    CHECK(wait_for(session_lambdas->lock, session_lambdas->cv, 5000, [&] { return session_lambdas->gone; }),
+          "the session's lambdas are destroyed once that callback returned");
     {
         std::lock_guard<std::mutex> g(lock);
-        others = other_frames;
+        CHECK(!s, "reset() from its own callback empties the session");
+        CHECK(self_frames == 3, "no frame to the preview after the free (%d)", self_frames);
     }
-    CHECK(wait_for(lock, cv, 5000, [&] { return other_frames >= others + 5; }),
-          "the other preview goes on (%d -> %d frames)", others, other_frames);
-    {
-        std::lock_guard<std::mutex> g(lock);
-        CHECK(self_frames == 3, "the removed preview got no frame after its removal (%d)", self_frames);
-    }
-    CHECK(static_cast<bool>(s) && s.state().preview_count == 1, "the session lives on with 1 preview");
 
-    /* A capturer closed from its own frame lambda: refused, and it goes on. */
+    /* A capturer closed from its own frame lambda. */
     camcore::capturer cap = m.open(SYNTH);
-    int close_code = 0, frames = 0;
-    cap.start(camcore::capture_config(CAMCORE_FOURCC_YUYV, 160, 120, camcore::fps(60)), [&](const camcore::frame_view &) {
-        int code = 0;
-        if (frames == 2) {
-            try {
-                cap.close();
-            } catch (const camcore::error &e) {
-                code = e.code();
-            }
-        }
+    int close_code = -1, frames = 0;
+    auto capturer_lambda = std::make_shared<lifetime>();
+    {
+        auto token = std::make_shared<lifetime_token>(capturer_lambda);
+        cap.start(camcore::capture_config(CAMCORE_FOURCC_YUYV, 160, 120, camcore::fps(60)),
+                  [&, token](const camcore::frame_view &) {
+                      int code = -1;
+                      if (frames == 2) {
+                          try {
+                              cap.close();
+                              code = 0;
+                          } catch (const camcore::error &e) {
+                              code = e.code();
+                          }
+                      }
+                      std::lock_guard<std::mutex> g(lock);
+                      if (code != -1)
+                          close_code = code;
+                      frames++;
+                      cv.notify_all();
+                  });
+    }
+    CHECK(wait_for(lock, cv, 5000, [&] { return close_code != -1; }), "close() called in the lambda");
+    CHECK(close_code == 0, "capturer::close() from its own lambda returns (code %d)", close_code);
+    CHECK(wait_for(capturer_lambda->lock, capturer_lambda->cv, 5000, [&] { return capturer_lambda->gone; }),
+          "the lambda is destroyed once that callback returned");
+    {
         std::lock_guard<std::mutex> g(lock);
-        if (code)
-            close_code = code;
-        frames++;
-        cv.notify_all();
-    });
-    CHECK(wait_for(lock, cv, 5000, [&] { return frames >= 6; }), "frames go on after close() in the lambda (%d)", frames);
-    CHECK(close_code == CAMCORE_E_WOULD_DEADLOCK, "capturer::close() from its own lambda: code %d", close_code);
-    CHECK(cap.streaming(), "the capturer still streams");
-    cap.close();
-    CHECK(!cap, "close() from outside closes it");
+        CHECK(frames == 3, "no frame after the one that closed it (%d)", frames);
+        CHECK(!cap && !cap.streaming(), "close() from its own lambda empties the capturer");
+    }
+    cap.close(); /* closing an empty capturer is fine */
 }
 
 void test_handles_move() {
@@ -473,6 +535,478 @@ void test_handles_move() {
     CHECK(camcore::version() == CAMCORE_VERSION_STRING, "version() '%s'", camcore::version().c_str());
 }
 
+
+/* The frames of a capturer in pull mode, read with next_frame(). */
+void test_S36_next_frame() {
+    camcore::manager m(camcore::synthetic::one);
+    camcore::capturer cap = m.open(SYNTH);
+    camcore::frame f;
+    CHECK(!f, "a default-constructed frame is empty");
+    cap.start_pull(camcore::capture_config(CAMCORE_FOURCC_YUYV, 320, 240, camcore::fps(60)), 2);
+    std::uint32_t last = 0;
+    int got = 0;
+    /* Five frames through a queue of two: each call gives the one before back. */
+    for (int i = 0; i < 5; i++) {
+        bool ok = cap.next_frame(f, 3000);
+        CHECK(ok && static_cast<bool>(f), "next_frame(f, 3000) %d gives a frame", i);
+        if (!ok)
+            break;
+        got++;
+        CHECK(f.fourcc() == CAMCORE_FOURCC_YUYV && camcore::fourcc_to_string(f.fourcc()) == "YUYV",
+              "frame %d is YUYV ('%s')", i, camcore::fourcc_to_string(f.fourcc()).c_str());
+        CHECK(f.width() == 320 && f.height() == 240 && f.plane_count() == 1 && f.plane(0).row_bytes() == 640 &&
+                  f.plane(0).rows() == 240,
+              "frame %d: %ux%u, %u planes, row bytes %zu", i, f.width(), f.height(), f.plane_count(),
+              f.plane(0).row_bytes());
+        CHECK(i == 0 || f.sequence() > last, "sequence rises (%u after %u)", f.sequence(), last);
+        last = f.sequence();
+    }
+    CHECK(got == 5, "5 frames through a queue of depth 2 (%d)", got);
+    cap.stop();
+    try {
+        cap.next_frame(f, 0);
+        CHECK(0, "next_frame after stop did not throw");
+    } catch (const camcore::error &e) {
+        CHECK(e.code() == CAMCORE_E_STATE, "next_frame after stop: %s", e.what());
+    }
+    CHECK(!f, "the frame passed to a failed next_frame was released (empty)");
+
+    /* A timeout is false, with the frame released. At 1 fps, asking with
+     * 0 ms right after a frame finds the queue empty within a few calls. */
+    cap.start_pull(camcore::capture_config(CAMCORE_FOURCC_YUYV, 160, 120, camcore::fps(1)), 2);
+    CHECK(cap.next_frame(f, 5000) && f.width() == 160, "a first frame at 1 fps");
+    bool timed_out = false;
+    for (int i = 0; i < 3 && !timed_out; i++)
+        timed_out = !cap.next_frame(f, 0);
+    CHECK(timed_out, "next_frame(f, 0) at 1 fps returns false");
+    CHECK(!f, "and leaves f empty");
+    cap.stop();
+}
+
+/* capturer::frames(): the pull loop as a range. */
+void test_S36_frames_range() {
+    camcore::manager m(camcore::synthetic::one);
+    camcore::capturer cap = m.open(SYNTH);
+    int n = 0;
+    for (camcore::frame &f : cap.frames(1000)) {
+        (void)f;
+        n++;
+    }
+    CHECK(n == 0, "frames() of a capturer not started gives no frame (%d)", n);
+
+    /* stop() in the body ends the loop; a frame moved out outlives it. */
+    cap.start_pull(camcore::capture_config(CAMCORE_FOURCC_NV12, 320, 240, camcore::fps(60)), 2);
+    camcore::frame kept;
+    std::uint32_t last = 0, kept_sequence = 0;
+    bool rising = true, shaped = true;
+    n = 0;
+    std::string thrown;
+    try {
+        for (camcore::frame &f : cap.frames(3000)) {
+            shaped = shaped && f.fourcc() == CAMCORE_FOURCC_NV12 && f.width() == 320 && f.height() == 240 &&
+                     f.plane_count() == 2;
+            rising = rising && (n == 0 || f.sequence() > last);
+            last = f.sequence();
+            if (++n == 3) {
+                kept_sequence = f.sequence();
+                kept = std::move(f);
+            }
+            if (n == 6)
+                cap.stop();
+            if (n > 6)
+                break;
+        }
+    } catch (const std::exception &e) {
+        thrown = e.what();
+    }
+    CHECK(thrown.empty(), "the loop ends without an exception (%s)", thrown.c_str());
+    CHECK(n == 6, "stop() in the body ends the loop after that frame (%d frames)", n);
+    CHECK(shaped && rising, "NV12 320x240 frames, 2 planes, rising sequence numbers");
+    CHECK(static_cast<bool>(kept) && kept.sequence() == kept_sequence && kept.width() == 320 &&
+              kept.plane(1).rows() == 120,
+          "the frame moved out of the loop outlives it and the stop");
+    kept.release();
+
+    /* stop() from another thread ends a loop waiting for a frame. */
+    cap.start_pull(camcore::capture_config(CAMCORE_FOURCC_YUYV, 160, 120, camcore::fps(30)), 2);
+    std::atomic<int> seen{0};
+    std::mutex lock;
+    std::condition_variable cv;
+    std::thread stopper([&] {
+        {
+            std::unique_lock<std::mutex> g(lock);
+            cv.wait_for(g, std::chrono::seconds(10), [&] { return seen.load() >= 3; });
+        }
+        cap.stop();
+    });
+    thrown.clear();
+    try {
+        for (camcore::frame &f : cap.frames(10000)) {
+            (void)f;
+            std::lock_guard<std::mutex> g(lock);
+            seen++;
+            cv.notify_all();
+        }
+    } catch (const std::exception &e) {
+        thrown = e.what();
+    }
+    stopper.join();
+    CHECK(thrown.empty() && seen.load() >= 3, "stop() from another thread ends the loop (%d frames; %s)",
+          seen.load(), thrown.c_str());
+    CHECK(!cap.streaming(), "not streaming after that stop");
+
+    /* A step that waits longer than its timeout throws CAMCORE_E_TIMEOUT. */
+    cap.start_pull(camcore::capture_config(CAMCORE_FOURCC_YUYV, 160, 120, camcore::fps(1)), 2);
+    int code = 0;
+    n = 0;
+    try {
+        for (camcore::frame &f : cap.frames(0)) {
+            (void)f;
+            if (++n > 3)
+                break;
+        }
+    } catch (const camcore::error &e) {
+        code = e.code();
+    }
+    CHECK(code == CAMCORE_E_TIMEOUT, "frames(0) at 1 fps throws CAMCORE_E_TIMEOUT within a few steps (code %d, %d frames)",
+          code, n);
+    cap.stop();
+}
+
+/* A pull preview's eventfd, for the app's own poll loop. */
+void test_S36_preview_fd() {
+    camcore::manager m(camcore::synthetic::one);
+    camcore_session_config sc = camcore::session_config();
+    sc.device_id = SYNTH;
+    sc.preference.width = 160;
+    sc.preference.height = 120;
+    camcore::session s = m.make_session(sc);
+    std::uint32_t id = s.add_preview_pull(2);
+    int fd = s.preview_fd(id);
+    CHECK(fd >= 0, "preview_fd(%u) = %d", id, fd);
+    struct pollfd p = {fd, POLLIN, 0};
+    int r = poll(&p, 1, 5000);
+    CHECK(r == 1 && (p.revents & POLLIN), "the preview fd turns readable within 5 s (poll %d, revents 0x%x)", r,
+          static_cast<unsigned>(p.revents));
+    std::optional<camcore::frame> f = s.acquire_preview(id, 0);
+    CHECK(f.has_value() && f->width() == 160 && f->height() == 120, "then acquire_preview(id, 0) has a 160x120 frame");
+    CHECK(s.preview_fd(id) == fd, "one fd for the preview's life");
+    try {
+        s.preview_fd(id + 100);
+        CHECK(0, "preview_fd of an unknown id did not throw");
+    } catch (const camcore::error &e) {
+        CHECK(e.code() == CAMCORE_E_INVALID_ARG, "preview_fd(unknown id): %s", e.what());
+    }
+}
+
+/* A pull preview read in a loop: next_preview_frame() and preview_frames(). */
+void test_S36_preview_loop() {
+    camcore::manager m(camcore::synthetic::one);
+    camcore_session_config sc = camcore::session_config();
+    sc.device_id = SYNTH;
+    sc.preference.width = 160;
+    sc.preference.height = 120;
+    camcore::session s = m.make_session(sc);
+    std::uint32_t id = s.add_preview_pull(2);
+    camcore::frame f;
+    std::uint32_t last = 0;
+    int got = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!s.next_preview_frame(id, f, 5000))
+            break;
+        CHECK(f.width() == 160 && f.height() == 120 && (i == 0 || f.sequence() > last),
+              "next_preview_frame %d: %ux%u, sequence %u after %u", i, f.width(), f.height(), f.sequence(), last);
+        last = f.sequence();
+        got++;
+    }
+    CHECK(got == 4, "4 frames through a preview queue of depth 2 (%d)", got);
+    f.release();
+    try {
+        s.next_preview_frame(id + 100, f, 0);
+        CHECK(0, "next_preview_frame of an unknown id did not throw");
+    } catch (const camcore::error &e) {
+        CHECK(e.code() == CAMCORE_E_INVALID_ARG, "next_preview_frame(unknown id): %s", e.what());
+    }
+
+    /* The range; removing the preview on another thread ends it. */
+    std::atomic<int> seen{0};
+    std::mutex lock;
+    std::condition_variable cv;
+    std::thread remover([&] {
+        {
+            std::unique_lock<std::mutex> g(lock);
+            cv.wait_for(g, std::chrono::seconds(10), [&] { return seen.load() >= 3; });
+        }
+        s.remove_preview(id);
+    });
+    bool rising = true;
+    std::string thrown;
+    try {
+        for (camcore::frame &pf : s.preview_frames(id, 10000)) {
+            rising = rising && pf.sequence() > last && pf.width() == 160;
+            last = pf.sequence();
+            std::lock_guard<std::mutex> g(lock);
+            seen++;
+            cv.notify_all();
+        }
+    } catch (const std::exception &e) {
+        thrown = e.what();
+    }
+    remover.join();
+    CHECK(thrown.empty() && seen.load() >= 3, "removing the preview on another thread ends the loop (%d frames; %s)",
+          seen.load(), thrown.c_str());
+    CHECK(rising, "the range's frames are 160x120 with rising sequence numbers, after next_preview_frame's");
+    CHECK(s.state().preview_count == 0, "the preview is gone (%u previews)", s.state().preview_count);
+}
+
+/* The capture hook (S20). */
+struct hook_seen {
+    std::mutex lock;
+    std::condition_variable cv;
+    unsigned hook_calls = 0, preview_frames = 0, replaced = 0;
+    std::uint32_t last_width = 0;
+};
+
+void test_S20_capture_hook() {
+    camcore::manager m(camcore::synthetic::one);
+    camcore_session_config sc = camcore::session_config();
+    sc.device_id = SYNTH;
+    sc.preference.width = 160;
+    sc.preference.height = 120;
+    camcore::session s = m.make_session(sc);
+    auto seen = std::make_shared<hook_seen>();
+    /* The replacement: 32x16 YUYV of the app's, valid while the hook is set. */
+    static std::vector<std::uint8_t> pixels(32 * 2 * 16);
+    for (std::size_t i = 0; i < pixels.size(); i++)
+        pixels[i] = static_cast<std::uint8_t>(i * 7);
+    std::atomic<int> mode{static_cast<int>(camcore::hook_result::pass)};
+    std::atomic<bool> throw_now{false};
+    std::weak_ptr<hook_seen> watch;
+    {
+        auto held = std::make_shared<hook_seen>(); /* only the hook holds it: destroyed with the hook */
+        watch = held;
+        s.set_capture_hook([seen, held, &mode, &throw_now](const camcore::frame_view &f, camcore_frame &rep) {
+            {
+                std::lock_guard<std::mutex> g(seen->lock);
+                seen->hook_calls++;
+                seen->cv.notify_all();
+            }
+            if (throw_now)
+                throw std::runtime_error("hook throws");
+            auto r = static_cast<camcore::hook_result>(mode.load());
+            if (r == camcore::hook_result::replace) {
+                rep.fourcc = CAMCORE_FOURCC_YUYV;
+                rep.width = 32;
+                rep.height = 16;
+                rep.plane_count = 1;
+                rep.planes[0].data = pixels.data();
+                rep.planes[0].stride = 64;
+                rep.planes[0].length = static_cast<std::uint32_t>(pixels.size());
+                rep.sequence = f.sequence();
+                rep.timestamp_ns = f.timestamp_ns();
+            }
+            return r;
+        });
+    }
+    CHECK(!watch.expired(), "the wrapper keeps the hook");
+    s.add_preview([seen](const camcore::frame_view &f) {
+        std::lock_guard<std::mutex> g(seen->lock);
+        seen->preview_frames++;
+        seen->last_width = f.width();
+        if (f.width() == 32 && f.plane(0)[1] == pixels[1] && f.plane(0).row(15)[63] == pixels[15 * 64 + 63])
+            seen->replaced++;
+        seen->cv.notify_all();
+    });
+    auto counts = [&] {
+        std::lock_guard<std::mutex> g(seen->lock);
+        return std::make_pair(seen->hook_calls, seen->preview_frames);
+    };
+    /* Waits until the hook has run `more` more times; false after 5 s. */
+    auto hook_runs = [&](unsigned more) {
+        unsigned from = counts().first;
+        return wait_for(seen->lock, seen->cv, 5000, [&] { return seen->hook_calls >= from + more; });
+    };
+
+    /* pass */
+    CHECK(wait_for(seen->lock, seen->cv, 5000, [&] { return seen->preview_frames >= 3 && seen->hook_calls >= 3; }),
+          "pass: the hook runs and the preview gets frames");
+    CHECK(counts().second > 0 && seen->last_width == 160, "pass: the camera's 160x120 frames (width %u)",
+          seen->last_width);
+
+    /* drop: the hook goes on, the preview gets nothing. Frames already past
+     * the hook when the mode changed are let through first. */
+    mode = static_cast<int>(camcore::hook_result::drop);
+    CHECK(hook_runs(2), "drop: the hook runs on");
+    unsigned previews = counts().second;
+    CHECK(hook_runs(5), "drop: the hook runs 5 more times");
+    CHECK(counts().second == previews, "drop: no frame reaches the preview (%u -> %u)", previews, counts().second);
+
+    /* replace: the preview gets the app's 32x16 frame. */
+    mode = static_cast<int>(camcore::hook_result::replace);
+    CHECK(wait_for(seen->lock, seen->cv, 5000, [&] { return seen->replaced >= 3; }),
+          "replace: the preview gets the app's 32x16 frame, its bytes (%u)", seen->replaced);
+
+    /* A hook that throws: caught in the wrapper, the frame passes. */
+    throw_now = true;
+    CHECK(hook_runs(2), "a throwing hook runs on");
+    CHECK(wait_for(seen->lock, seen->cv, 5000, [&] { return seen->last_width == 160; }),
+          "a throwing hook passes the camera's frame (width %u)", seen->last_width);
+
+    /* An empty function removes the hook; the wrapper destroys it then. */
+    s.set_capture_hook({});
+    CHECK(watch.expired(), "the removed hook is destroyed when set_capture_hook returns");
+    unsigned calls = counts().first;
+    previews = counts().second;
+    CHECK(wait_for(seen->lock, seen->cv, 5000, [&] { return seen->preview_frames >= previews + 3; }),
+          "frames flow after the removal");
+    CHECK(counts().first == calls, "the removed hook is not called (%u -> %u)", calls, counts().first);
+}
+
+/* S7 on the synthetic camera: YUYV/I420/NV12, 16..3840 x ..2160, 1..120 fps. */
+void test_S7_format_for_and_max_frame_rate() {
+    camcore::manager m(camcore::synthetic::one);
+    camcore_setting s = m.format_for(SYNTH, 640, 480, camcore::fps(30));
+    std::string name = camcore::fourcc_to_string(s.fourcc);
+    CHECK((name == "YUYV" || name == "YU12" || name == "NV12") && s.width == 640 && s.height == 480 &&
+              s.fps.numerator == 30 && s.fps.denominator == 1,
+          "format_for(640, 480, 30): %s %ux%u %u/%u", name.c_str(), s.width, s.height, s.fps.numerator,
+          s.fps.denominator);
+    try {
+        m.format_for(SYNTH, 640, 480, camcore::fps(200));
+        CHECK(0, "format_for at 200 fps did not throw");
+    } catch (const camcore::error &e) {
+        CHECK(e.code() == CAMCORE_E_NOT_SUPPORTED, "format_for at 200 fps: %s", e.what());
+    }
+    camcore_fraction r = m.max_frame_rate(SYNTH, CAMCORE_FOURCC_YUYV, 640, 480, camcore::fps(40));
+    CHECK(camcore::to_double(r) == 40.0, "max_frame_rate(YUYV 640x480, 40) = %u/%u", r.numerator, r.denominator);
+    r = m.max_frame_rate(SYNTH, CAMCORE_FOURCC_NV12, 320, 240, camcore::fps(200));
+    CHECK(camcore::to_double(r) == 120.0, "max_frame_rate(NV12 320x240, 200) = %u/%u, expected 120", r.numerator,
+          r.denominator);
+    try {
+        m.max_frame_rate(SYNTH, CAMCORE_FOURCC_MJPEG, 640, 480, camcore::fps(30));
+        CHECK(0, "max_frame_rate of MJPG did not throw");
+    } catch (const camcore::error &e) {
+        CHECK(e.code() == CAMCORE_E_NOT_SUPPORTED, "max_frame_rate(MJPG): %s", e.what());
+    }
+    try {
+        m.format_for("no-such-camera", 640, 480, camcore::fps(30));
+        CHECK(0, "format_for of an unknown camera did not throw");
+    } catch (const camcore::error &e) {
+        CHECK(e.code() == CAMCORE_E_NO_DEVICE && e.detail().find("no-such-camera") != std::string::npos,
+              "format_for(unknown id): %s", e.what());
+    }
+}
+
+/* S35 without a portal (portal never): the permission is granted. */
+void test_S35_permission_without_portal() {
+    camcore_manager_config c;
+    camcore_manager_config_init(&c);
+    c.include_synthetic = 1;
+    c.portal = CAMCORE_PORTAL_NEVER;
+    camcore::manager m(c);
+    CHECK(m.camera_permission() == CAMCORE_PERMISSION_GRANTED, "camera_permission() %d", m.camera_permission());
+    CHECK(m.request_camera_access(0) == CAMCORE_PERMISSION_GRANTED, "request_camera_access(0) without a portal");
+    CHECK(m.request_camera_access(1000) == CAMCORE_PERMISSION_GRANTED, "request_camera_access(1000) without a portal");
+    std::vector<camcore::device> all = m.devices(true), cameras = m.devices();
+    auto synth = [](const std::vector<camcore::device> &v) {
+        return std::count_if(v.begin(), v.end(), [](const camcore::device &d) { return d.id == SYNTH; });
+    };
+    CHECK(synth(cameras) == 1 && synth(all) == 1 && all.size() >= cameras.size(),
+          "devices() and devices(true) list synthetic:0 once (%zu, %zu entries)", cameras.size(), all.size());
+    CHECK(std::none_of(cameras.begin(), cameras.end(), [](const camcore::device &d) { return d.hidden(); }),
+          "devices() lists no hidden node");
+}
+
+/* What the thread hooks saw; kept by the hooks (which live for the process). */
+struct threads_seen {
+    std::mutex lock;
+    std::condition_variable cv;
+    std::vector<std::string> started, stopped;
+    std::vector<std::string> own_names;
+    int frames_on_hooked_thread = 0;
+    std::thread::id capture_thread;
+};
+
+void test_thread_hooks() {
+    auto seen = std::make_shared<threads_seen>();
+    auto count = [&](const std::vector<std::string> &v, const char *name) {
+        std::lock_guard<std::mutex> g(seen->lock);
+        return std::count(v.begin(), v.end(), name);
+    };
+    camcore::set_thread_hooks({[seen](const std::string &name) {
+                                   {
+                                       std::lock_guard<std::mutex> g(seen->lock);
+                                       seen->started.push_back(name);
+                                       if (name == "camcore-capture")
+                                           seen->capture_thread = std::this_thread::get_id();
+                                       seen->cv.notify_all();
+                                   }
+                                   throw std::runtime_error("a hook that throws"); /* must not reach C */
+                               },
+                               [seen](const std::string &name) {
+                                   std::lock_guard<std::mutex> g(seen->lock);
+                                   seen->stopped.push_back(name);
+                                   seen->cv.notify_all();
+                               }});
+    camcore::manager m(camcore::synthetic::one);
+    {
+        camcore::capturer cap = m.open(SYNTH);
+        int frames = 0;
+        cap.start(camcore::capture_config(CAMCORE_FOURCC_YUYV, 160, 120, camcore::fps(60)),
+                  [&](const camcore::frame_view &) {
+                      std::lock_guard<std::mutex> g(seen->lock);
+                      frames++;
+                      if (std::this_thread::get_id() == seen->capture_thread)
+                          seen->frames_on_hooked_thread++;
+                      seen->cv.notify_all();
+                  });
+        CHECK(wait_for(seen->lock, seen->cv, 5000, [&] { return frames >= 3; }), "frames flow (%d)", frames);
+        cap.stop();
+        CHECK(wait_for(seen->lock, seen->cv, 5000,
+                       [&] { return std::count(seen->stopped.begin(), seen->stopped.end(), "camcore-capture") == 1; }),
+              "on_stop(\"camcore-capture\") once the capture stopped");
+        std::lock_guard<std::mutex> g(seen->lock);
+        CHECK(std::count(seen->started.begin(), seen->started.end(), "camcore-capture") == 1,
+              "on_start(\"camcore-capture\") once");
+        CHECK(seen->frames_on_hooked_thread == frames, "every frame on the thread on_start ran on (%d of %d)",
+              seen->frames_on_hooked_thread, frames);
+    }
+    camcore::clear_thread_hooks();
+    auto starts = count(seen->started, "camcore-capture");
+    {
+        camcore::capturer cap = m.open(SYNTH);
+        cap.start_pull(camcore::capture_config(CAMCORE_FOURCC_YUYV, 160, 120, camcore::fps(60)), 2);
+        camcore::frame f;
+        CHECK(cap.next_frame(f, 3000), "a capture after clear_thread_hooks()");
+        cap.stop();
+    }
+    CHECK(count(seen->started, "camcore-capture") == starts && count(seen->started, "camcore-pull") == 0,
+          "no hook runs after clear_thread_hooks()");
+}
+
+/* Versions and FourCC strings. */
+void test_version_and_fourcc_strings() {
+    std::uint32_t v = camcore::version_number();
+    CHECK(v == CAMCORE_VERSION, "version_number() 0x%06x == CAMCORE_VERSION 0x%06x", v,
+          static_cast<unsigned>(CAMCORE_VERSION));
+    CHECK((v >> 16) == CAMCORE_VERSION_MAJOR && ((v >> 8) & 0xffu) == CAMCORE_VERSION_MINOR &&
+              (v & 0xffu) == CAMCORE_VERSION_PATCH,
+          "version_number() unpacks to the header's macros");
+    std::string text = camcore::version();
+    CHECK(!text.empty() && text == CAMCORE_VERSION_STRING, "version() '%s' == CAMCORE_VERSION_STRING", text.c_str());
+    CHECK(text == std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xffu) + "." + std::to_string(v & 0xffu),
+          "version() spells version_number()");
+    for (const char *code : {"YUYV", "YU12", "NV12", "MJPG", "RGB3", "AB24"})
+        CHECK(camcore::fourcc_to_string(camcore::fourcc(code)) == code, "fourcc_to_string(fourcc(\"%s\")) = '%s'",
+              code, camcore::fourcc_to_string(camcore::fourcc(code)).c_str());
+    CHECK(camcore::fourcc_to_string(CAMCORE_FOURCC_YUYV) == "YUYV", "fourcc_to_string(CAMCORE_FOURCC_YUYV)");
+    CHECK(camcore::fourcc_to_string(camcore::fourcc("Y8")) == "Y8  ", "fourcc_to_string(fourcc(\"Y8\")) keeps the padding");
+    std::string be = camcore::fourcc_to_string(CAMCORE_FOURCC('Y', '1', '6', ' ') | (1u << 31));
+    CHECK(be == "Y16?", "big-endian Y16: '%s', expected 'Y16?' (bit 31 is not ASCII)", be.c_str());
+    std::string zero = camcore::fourcc_to_string(0);
+    CHECK(zero == "????" && zero.size() == 4, "fourcc_to_string(0): '%s'", zero.c_str());
+}
+
 const testlib_test tests[] = {
     TESTLIB_TEST(test_S29_errors_carry_status_and_message),
     TESTLIB_TEST(test_S2_devices_and_formats_are_copies),
@@ -483,6 +1017,15 @@ const testlib_test tests[] = {
     TESTLIB_TEST(test_S14_session_preview_and_completions),
     TESTLIB_TEST(test_S31_calls_from_inside_own_callbacks),
     TESTLIB_TEST(test_handles_move),
+    TESTLIB_TEST(test_S36_next_frame),
+    TESTLIB_TEST(test_S36_frames_range),
+    TESTLIB_TEST(test_S36_preview_fd),
+    TESTLIB_TEST(test_S36_preview_loop),
+    TESTLIB_TEST(test_S20_capture_hook),
+    TESTLIB_TEST(test_S7_format_for_and_max_frame_rate),
+    TESTLIB_TEST(test_S35_permission_without_portal),
+    TESTLIB_TEST(test_thread_hooks),
+    TESTLIB_TEST(test_version_and_fourcc_strings),
 };
 
 const char *setup() {
