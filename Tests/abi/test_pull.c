@@ -241,6 +241,20 @@ static void test_S36_refusals(void)
     camcore_capturer_close(c);
 }
 
+/* A session on the synthetic camera preferring 160x120 at up to 60 fps. */
+static camcore_session *small_session(camcore_session_config *sc)
+{
+    camcore_session *s = NULL;
+
+    camcore_session_config_init(sc);
+    sc->device_id = g_id;
+    sc->preference.width = 160;
+    sc->preference.height = 120;
+    sc->preference.max_fps.numerator = 60;
+    CHECK_STATUS(camcore_session_new(g_manager, sc, &s), CAMCORE_OK, "camcore_session_new");
+    return s;
+}
+
 static void test_S36_session_pull_preview(void)
 {
     camcore_session_config sc;
@@ -251,12 +265,7 @@ static void test_S36_session_pull_preview(void)
     int32_t fd = -1;
     int i;
 
-    camcore_session_config_init(&sc);
-    sc.device_id = g_id;
-    sc.preference.width = 160;
-    sc.preference.height = 120;
-    sc.preference.max_fps.numerator = 60;
-    CHECK_STATUS(camcore_session_new(g_manager, &sc, &s), CAMCORE_OK, "camcore_session_new");
+    s = small_session(&sc);
     if (!s)
         return;
     CHECK_STATUS(camcore_session_add_preview_pull(s, 0, &pid), CAMCORE_E_INVALID_ARG, "depth 0");
@@ -296,12 +305,7 @@ static void test_S36_session_next_preview_frame_loop(void)
     uint32_t pid = 0, last_seq = 0;
     int n = 0;
 
-    camcore_session_config_init(&sc);
-    sc.device_id = g_id;
-    sc.preference.width = 160;
-    sc.preference.height = 120;
-    sc.preference.max_fps.numerator = 60;
-    CHECK_STATUS(camcore_session_new(g_manager, &sc, &s), CAMCORE_OK, "camcore_session_new");
+    s = small_session(&sc);
     if (!s)
         return;
     bogus = (const camcore_frame *)&sc;

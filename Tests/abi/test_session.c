@@ -2074,6 +2074,31 @@ static int handle_gone(camcore_session *s)
     return camcore_session_get_state(s, &st) == CAMCORE_E_INVALID_ARG;
 }
 
+/* A new session on synthetic:0 with a counting preview `q` named `name`. */
+static camcore_session *session_with_preview(struct recv *q, const char *name)
+{
+    camcore_session *s = new_session("synthetic:0");
+    camcore_frame_callbacks cb;
+    uint32_t id = 0;
+
+    if (!s)
+        return NULL;
+    recv_init(q, name);
+    cb = recv_callbacks(q);
+    CHECK_STATUS(camcore_session_add_preview(s, &cb, &id), CAMCORE_OK, "add_preview");
+    return s;
+}
+
+/* After a free inside a callback of `q`'s session: it returned without a
+ * refusal, no call of `q` follows, the handle is gone. */
+static void expect_freed(camcore_session *s, struct recv *q, const char *msg, const char *what)
+{
+    CHECK(strstr(msg, "DEADLOCK") == NULL, "%s left an error: '%s'", what, msg);
+    expect_no_more(q, what);
+    CHECK(handle_gone(s), "the session handle still answers after %s", what);
+    recv_destroy(q);
+}
+
 /* Close cannot fail: camcore_session_free from inside the session's own
  * callbacks returns at once, sets no error, no callback follows that one,
  * and the session is gone (its handle refused). */
@@ -2081,7 +2106,7 @@ static void test_S31_free_inside_callbacks(void)
 {
     static struct inside in;
     struct recv p, q;
-    camcore_frame_callbacks cb_p, cb_q;
+    camcore_frame_callbacks cb_p;
     camcore_device_callbacks dcb;
     camcore_session *s = new_session("synthetic:0");
     uint32_t id = 0;
@@ -2106,12 +2131,9 @@ static void test_S31_free_inside_callbacks(void)
     CHECK(handle_gone(s), "the session handle still answers after free inside on_frame");
 
     /* From on_selected (camera queue). */
-    s = new_session("synthetic:0");
+    s = session_with_preview(&q, "preview 2");
     if (!s)
         return;
-    recv_init(&q, "preview 2");
-    cb_q = recv_callbacks(&q);
-    CHECK_STATUS(camcore_session_add_preview(s, &cb_q, &id), CAMCORE_OK, "add_preview");
     memset(&g_in_selected, 0, sizeof g_in_selected);
     pthread_mutex_init(&g_in_selected.lock, NULL);
     g_in_selected.s = s;
@@ -2123,18 +2145,12 @@ static void test_S31_free_inside_callbacks(void)
     CHECK_STATUS(camcore_session_flip(s, NULL, NULL), CAMCORE_OK, "flip");
     CHECK(inside_done(&g_in_selected, 5000),
           "camcore_session_free inside on_selected did not return (deadlock)");
-    CHECK(strstr(g_in_selected.msg, "DEADLOCK") == NULL, "free inside on_selected left an error: '%s'", g_in_selected.msg);
-    expect_no_more(&q, "free inside on_selected");
-    CHECK(handle_gone(s), "the session handle still answers after free inside on_selected");
-    recv_destroy(&q);
+    expect_freed(s, &q, g_in_selected.msg, "free inside on_selected");
 
     /* From a completion (camera queue). */
-    s = new_session("synthetic:0");
+    s = session_with_preview(&q, "preview 3");
     if (!s)
         return;
-    recv_init(&q, "preview 3");
-    cb_q = recv_callbacks(&q);
-    CHECK_STATUS(camcore_session_add_preview(s, &cb_q, &id), CAMCORE_OK, "add_preview");
     g_in_selected.done = 0;
     g_in_selected.msg[0] = '\0';
     g_in_selected.s = s;
@@ -2142,10 +2158,7 @@ static void test_S31_free_inside_callbacks(void)
                  "restart");
     CHECK(inside_done(&g_in_selected, 5000),
           "camcore_session_free inside a completion did not return (deadlock)");
-    CHECK(strstr(g_in_selected.msg, "DEADLOCK") == NULL, "free inside a completion left an error: '%s'", g_in_selected.msg);
-    expect_no_more(&q, "free inside a completion");
-    CHECK(handle_gone(s), "the session handle still answers after free inside a completion");
-    recv_destroy(&q);
+    expect_freed(s, &q, g_in_selected.msg, "free inside a completion");
     recv_destroy(&p);
     pthread_mutex_destroy(&in.lock);
     pthread_mutex_destroy(&g_in_selected.lock);

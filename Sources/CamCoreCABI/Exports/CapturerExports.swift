@@ -235,10 +235,7 @@ public func cabi_capturer_next_frame(_ capturer: OpaquePointer?, _ timeoutMs: In
                                      _ frame: UnsafeMutablePointer<UnsafePointer<camcore_frame>?>?) -> Int32 {
     let fn = "camcore_capturer_next_frame"
     guard let frame else { return invalid("\(fn): frame is NULL") }
-    if let prev = frame.pointee {
-        if let why = releaseRetained(prev, fn) { return invalid("\(why); *frame must be NULL or a frame to release") }
-        frame.pointee = nil
-    }
+    if let refused = releasePassedIn(frame, fn) { return refused }
     return acquireInto(frame, capturer, timeoutMs, fn)
 }
 

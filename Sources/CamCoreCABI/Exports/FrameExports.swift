@@ -57,6 +57,17 @@ public func cabi_frame_release(_ frame: UnsafePointer<camcore_frame>?) {
     if let why = releaseRetained(frame, "camcore_frame_release") { LastError.set(why) }
 }
 
+/// The first half of a next-frame call (camcore_capturer_next_frame,
+/// camcore_session_next_preview_frame): releases the frame at *frame, if
+/// any, and clears it; nil when done, else the status of the refusal
+/// (INVALID_ARG, nothing released, *frame left as it was).
+func releasePassedIn(_ frame: UnsafeMutablePointer<UnsafePointer<camcore_frame>?>, _ fn: String) -> Int32? {
+    guard let prev = frame.pointee else { return nil }
+    if let why = releaseRetained(prev, fn) { return invalid("\(why); *frame must be NULL or a frame to release") }
+    frame.pointee = nil
+    return nil
+}
+
 /// Gives back the retained frame `frame` (camcore_frame_release); nil, or
 /// why it is no retained frame of camcore's (nothing is touched then).
 func releaseRetained(_ frame: UnsafePointer<camcore_frame>, _ fn: String) -> String? {

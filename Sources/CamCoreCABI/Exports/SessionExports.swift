@@ -228,10 +228,7 @@ public func cabi_session_next_preview_frame(_ s: OpaquePointer?, _ previewID: UI
                                             _ frame: UnsafeMutablePointer<UnsafePointer<camcore_frame>?>?) -> Int32 {
     let fn = "camcore_session_next_preview_frame"
     guard let frame else { return invalid("\(fn): frame is NULL") }
-    if let prev = frame.pointee {
-        if let why = releaseRetained(prev, fn) { return invalid("\(why); *frame must be NULL or a frame to release") }
-        frame.pointee = nil
-    }
+    if let refused = releasePassedIn(frame, fn) { return refused }
     return cabi_session_acquire_preview_frame(s, previewID, timeoutMs, frame)
 }
 
