@@ -460,6 +460,9 @@ static int session_retired(camcore_session *s)
     camcore_session_state st;
     uint64_t end = now_ns() + 5000000000ull;
 
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+
     while (camcore_session_get_state(s, &st) != CAMCORE_E_STATE && now_ns() < end)
         sleep_ms(5);
     return camcore_session_get_state(s, &st) == CAMCORE_E_STATE;
@@ -499,7 +502,11 @@ static int child_manager_free_inside_callbacks(void)
         printf("     child: no preview frames\n");
         return 1;
     }
-    ok &= session_retired(s);
+    if (!session_retired(s)) {
+        printf("     child: the session handle still answers 5 s after the free inside its preview (%s)\n",
+               camcore_last_error_message());
+        ok = 0;
+    }
     n = counter_frames(&c);
     sleep_ms(200);
     printf("     child: manager_free inside a preview callback: %u frame(s), then %u\n", n, counter_frames(&c));
@@ -513,7 +520,11 @@ static int child_manager_free_inside_callbacks(void)
     n = counter_frames(&c);
     camcore_capturer_start(cap, &cfg, &cb);
     ok &= frames_after(&c, n);
-    ok &= capturer_retired(cap);
+    if (!capturer_retired(cap)) {
+        printf("     child: the capturer handle still answers 5 s after the free inside its callback (%s)\n",
+               camcore_last_error_message());
+        ok = 0;
+    }
     sleep_ms(200);
     printf("     child: manager_free inside a capturer callback: %u frame(s)\n", counter_frames(&c) - n);
     ok &= counter_frames(&c) == n + 1;
