@@ -351,7 +351,8 @@ typedef struct camcore_manager_config {
     /**
      * 1 lists the built-in synthetic camera (S4), id "synthetic:0", after
      * the real ones; 2 lists two, a front "synthetic:0" and a back
-     * "synthetic:1" (to try flipping without hardware). The environment
+     * "synthetic:1" (to try flipping without hardware; its colour bars run
+     * the other way, black first, so a flip shows). The environment
      * variable CAMCORE_SYNTHETIC_CAMERA=1 (or =2) has the same effect (the
      * larger of the two counts). Default 0; other values are refused with
      * CAMCORE_E_INVALID_ARG.

@@ -187,8 +187,9 @@ def bars_of(frame):
     return nearest, close
 
 
-def assert_bars(frame, what):
-    """The frame shows the eight bars in order, each about width/8 wide."""
+def assert_bars(frame, what, reversed_bars=False):
+    """The frame shows the eight bars in order, each about width/8 wide; the
+    back synthetic camera's run the other way (black first)."""
     nearest, close = bars_of(frame)
     w = frame.width
     assert close.mean() >= 0.85, f"{what}: only {close.mean():.0%} of the columns show a bar colour"
@@ -197,7 +198,7 @@ def assert_bars(frame, what):
     # Left to right the bars follow each other (white, yellow, ... black, white ...).
     runs = [int(b) for i, b in enumerate(nearest) if close[i] and (i == 0 or nearest[i - 1] != b)]
     steps = {(b - a) % 8 for a, b in zip(runs, runs[1:])}
-    assert steps <= {1}, f"{what}: bar order {runs}"
+    assert steps <= ({7} if reversed_bars else {1}), f"{what}: bar order {runs}"
 
 
 def run(coro):
@@ -308,11 +309,10 @@ def test_S12_pause_turns_the_camera_off_with_the_call_up_and_resume_brings_frame
 @needs_aiortc
 def test_S19_flip_sends_the_back_camera(loopback):
     """S19: flip() switches the call to "synthetic:1", the back camera
-    (on_selected says so, and the state), and the receiver goes on decoding
-    the bars from frames captured after the switch. (The two synthetic
-    cameras draw the same picture, so the picture itself cannot tell them
-    apart: the capture times can, as flip() returns once the new camera is
-    on.) select() goes back to the front one (S18)."""
+    (on_selected says so, and the state), and the receiver decodes the back
+    camera's picture, its bars running the other way, from frames captured
+    after the switch. select() goes back to the front one (S18), whose bars
+    run forward again."""
     from camcore.aiortc import CameraTrack
 
     async def main():
@@ -333,11 +333,14 @@ def test_S19_flip_sends_the_back_camera(loopback):
                 measured("flip -> first frame of the back camera received", f"{(first - t) / 1e6:.1f} ms")
                 for cap, f in list(call.rx.last):
                     assert cap > t
-                    assert_bars(f, "back camera")
+                    assert_bars(f, "back camera", reversed_bars=True)
                 await track.select("synthetic:0")
                 t = time.monotonic_ns()
                 assert selected[-1] == ("synthetic:0", "front") and track.state.device_id == "synthetic:0"
                 await call.rx.wait(5, since_ns=t)
+                for cap, f in list(call.rx.last):
+                    if cap > t:
+                        assert_bars(f, "front camera again")
             finally:
                 await call.close()
                 track.stop()

@@ -17,7 +17,8 @@ enum SyntheticCamera {
 
     /// The synthetic cameras listed for `count` (1 or 2): one camera
     /// "synthetic:0" with no position, or a front "synthetic:0" and a back
-    /// "synthetic:1" (to try flip() without hardware).
+    /// "synthetic:1" (to try flip() without hardware), whose bars run the
+    /// other way (black first), so a flip shows in the picture.
     static func devices(count: Int) -> [DeviceInfo] {
         if count <= 1 {
             return [DeviceInfo(id: id, name: "camcore synthetic camera", node: "synthetic", busInfo: "synthetic:0",
@@ -75,6 +76,11 @@ final class SyntheticCapture: CaptureBackend {
     /// horizontal shift is one copy.
     private var rows: [[UInt8]] = []
     private var closed = false
+    /// The back camera ("synthetic:1") draws its bars in reverse order
+    /// (black first), so a flip shows in the picture.
+    private let reversedBars: Bool
+
+    init(reversedBars: Bool = false) { self.reversedBars = reversedBars }
 
     var fileDescriptor: Int32? { nil }
     var buffers: BufferPool? { pool }
@@ -111,7 +117,11 @@ final class SyntheticCapture: CaptureBackend {
 
     private func buildRows() {
         let w = format.width
-        func bar(_ x: Int) -> (UInt8, UInt8, UInt8) { SyntheticCamera.bars[(x % w) * 8 / w] }
+        let reversed = reversedBars
+        func bar(_ x: Int) -> (UInt8, UInt8, UInt8) {
+            let i = (x % w) * 8 / w
+            return SyntheticCamera.bars[reversed ? 7 - i : i]
+        }
         switch format.fourcc {
         case .yuyv:
             var row = [UInt8](repeating: 0, count: 4 * w)
@@ -261,7 +271,9 @@ final class SyntheticSource: CameraSource {
         return .continuous(min: SyntheticCamera.minRate, max: SyntheticCamera.maxRate)
     }
 
-    func open(_ device: DeviceInfo) throws(CamError) -> CaptureBackend { SyntheticCapture() }
+    func open(_ device: DeviceInfo) throws(CamError) -> CaptureBackend {
+        SyntheticCapture(reversedBars: device.position == .back)
+    }
 
     func watch(_ observer: @escaping @Sendable (DeviceChange) -> Void) throws(CamError) -> SourceWatch? { nil }
 }
