@@ -111,6 +111,38 @@ stage:
 		LIBDIR=$(STAGE)/lib INCLUDEDIR=$(STAGE)/include DATAROOTDIR=$(STAGE)/share \
 		MANDIR=$(STAGE)/share/man BASHCOMPLETIONDIR=$(STAGE)/share/bash-completion/completions \
 		PKGCONFIGDIR=$(STAGE)/lib/pkgconfig CMAKEDIR=$(STAGE)/lib/cmake/camcore
+	$(MAKE) --no-print-directory gst
+
+# The GStreamer plugin (bindings/gstreamer: camcoresrc, camcoredeviceprovider;
+# README "camcore in a call: GStreamer"), C built against the staged camcore
+# (build/prefix/lib/pkgconfig/camcore.pc) and GStreamer's dev packages
+# (libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev), staged as
+# build/prefix/lib/gstreamer-1.0/libgstcamcore.so: use it with
+# GST_PLUGIN_PATH=build/prefix/lib/gstreamer-1.0. It only compiles C (never
+# the Swift library); `make stage` ends with it. Without GStreamer's dev
+# packages, or before camcore is staged, it is skipped with a note.
+GST_PKGS     := gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0
+GST_SRC      := $(wildcard bindings/gstreamer/*.c bindings/gstreamer/*.h)
+GST_PLUGIN   := build/gst/libgstcamcore.so
+GST_STAGED   := $(STAGE)/lib/gstreamer-1.0/libgstcamcore.so
+GST_PKG_PATH := $(STAGE)/lib/pkgconfig$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH}
+.PHONY: gst
+gst:
+	@if ! pkg-config --exists $(GST_PKGS); then \
+		echo "note: GStreamer's dev packages (libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev) not found: the GStreamer plugin is not built"; \
+	elif [ ! -f $(STAGE)/lib/pkgconfig/camcore.pc ]; then \
+		echo "note: camcore is not staged (make stage): the GStreamer plugin is not built"; \
+	else $(MAKE) --no-print-directory $(GST_STAGED); fi
+$(GST_PLUGIN): $(GST_SRC) $(STAGE)/include/camcore.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter \
+		$$(PKG_CONFIG_PATH=$(GST_PKG_PATH) pkg-config --cflags $(GST_PKGS) camcore) \
+		$(filter %.c,$(GST_SRC)) -o $@ \
+		$$(PKG_CONFIG_PATH=$(GST_PKG_PATH) pkg-config --libs $(GST_PKGS) camcore) \
+		-Wl,--no-undefined -Wl,-rpath,'$$ORIGIN/..'
+$(GST_STAGED): $(GST_PLUGIN)
+	install -d $(dir $@)
+	install -m 0755 $< $@
 
 examples: stage
 	$(MAKE) -C examples/c PKG_CONFIG_PATH=$(STAGE)/lib/pkgconfig
