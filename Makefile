@@ -69,6 +69,8 @@ install: lib plugin
 	install -m 0755 .build/release/libcamcore.so $(DESTDIR)$(LIBDIR)/$(LIBNAME)
 	if [ -f $(PLUGIN) ]; then install -d $(DESTDIR)$(LIBDIR)/camcore && \
 		install -m 0755 $(PLUGIN) $(DESTDIR)$(LIBDIR)/camcore/libcamcore-libcamera.so; fi
+	if [ -f $(GST_PLUGIN) ]; then install -d $(DESTDIR)$(LIBDIR)/gstreamer-1.0 && \
+		install -m 0755 $(GST_PLUGIN) $(DESTDIR)$(LIBDIR)/gstreamer-1.0/libgstcamcore.so; fi
 	$(if $(STRIP),$(STRIP) --strip-unneeded $(DESTDIR)$(LIBDIR)/$(LIBNAME))
 	ln -sf $(LIBNAME) $(DESTDIR)$(LIBDIR)/libcamcore.so.$(SOVER)
 	ln -sf libcamcore.so.$(SOVER) $(DESTDIR)$(LIBDIR)/libcamcore.so
