@@ -20,6 +20,11 @@ frames reached the transmission sink (the "encoder") and the preview
 
 With no cameras it uses camcore's two synthetic ones (front and back), so
 the flip has somewhere to go. Exits 0 when every step behaved as above.
+
+The "encoder" here only counts frames, to show the camera switch alone.
+The same steps in a real WebRTC call: `webrtc_call.py` (aiortc, through
+`camcore.aiortc.CameraTrack`) and `examples/gstreamer/` (webrtcbin, through
+the camcoresrc element).
 """
 from __future__ import annotations
 
