@@ -646,51 +646,44 @@ stop_transmission (GstCamcoreSrc * self)
   drain_queue (self);
 }
 
+/* Turns video off (`off` true: pause or hold) or back on through the
+ * session call for each (S11, S12); while off no buffer is pushed and a
+ * GAP keeps the stream live. off_name/on_name name the calls in a warning. */
 static void
-apply_paused (GstCamcoreSrc * self, gboolean paused)
+apply_off (GstCamcoreSrc * self, gboolean off, int (*off_call) (camcore_session *),
+    int (*on_call) (camcore_session *), const gchar * off_name, const gchar * on_name)
 {
   g_mutex_lock (&self->ops_lock);
   int rc = CAMCORE_OK;
   gchar *detail = NULL;
   if (self->session && self->transmitting) {
-    rc = paused ? camcore_session_pause_video (self->session)
-        : camcore_session_resume_video (self->session);
+    rc = off ? off_call (self->session) : on_call (self->session);
     if (rc)
       detail = g_strdup (camcore_last_error_message ());
-    if (!paused)
+    if (!off)
       self->discont = TRUE;
   }
   g_mutex_unlock (&self->ops_lock);
-  if (paused) {
+  if (off) {
     drain_queue (self);
     request_gap (self);
   }
   if (rc != CAMCORE_OK)
-    warn_status (self, paused ? "pause video" : "resume video", rc, detail);
+    warn_status (self, off ? off_name : on_name, rc, detail);
   g_free (detail);
+}
+
+static void
+apply_paused (GstCamcoreSrc * self, gboolean paused)
+{
+  apply_off (self, paused, camcore_session_pause_video, camcore_session_resume_video,
+      "pause video", "resume video");
 }
 
 static void
 apply_hold (GstCamcoreSrc * self, gboolean hold)
 {
-  g_mutex_lock (&self->ops_lock);
-  int rc = CAMCORE_OK;
-  gchar *detail = NULL;
-  if (self->session && self->transmitting) {
-    rc = hold ? camcore_session_hold (self->session) : camcore_session_unhold (self->session);
-    if (rc)
-      detail = g_strdup (camcore_last_error_message ());
-    if (!hold)
-      self->discont = TRUE;
-  }
-  g_mutex_unlock (&self->ops_lock);
-  if (hold) {
-    drain_queue (self);
-    request_gap (self);
-  }
-  if (rc != CAMCORE_OK)
-    warn_status (self, hold ? "hold" : "unhold", rc, detail);
-  g_free (detail);
+  apply_off (self, hold, camcore_session_hold, camcore_session_unhold, "hold", "unhold");
 }
 
 /* Action signals: queue the switch; its failure comes as a camcore-error
