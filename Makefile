@@ -11,6 +11,7 @@
 #   make bench-framepath   only the frame-path rows, in one guest boot (~2 min)
 #   make bench-e2e   only the end-to-end rows (camcore vs ffmpeg, GStreamer), one guest boot
 #   make bench-libcamera   only the libcamera rows (camcore vs libcamerasrc, cam on vimc), one guest boot
+#   make bench-gst   only the GStreamer rows (camcoresrc vs v4l2src on vivid), one guest boot
 PREFIX  ?= /usr/local
 DESTDIR ?=
 # Installation directories (GNU conventions); each can be set on the command
@@ -45,7 +46,7 @@ RELEASE_FLAGS := -c release --product camcore \
 	-Xlinker --version-script=$(CURDIR)/Sources/CamCoreCABI/exports.map \
 	-Xlinker -soname=libcamcore.so.$(SOVER)
 
-.PHONY: plugin docs wheel wheel-bundled bench-e2e bench-libcamera bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
+.PHONY: plugin docs wheel wheel-bundled bench-e2e bench-libcamera bench-gst bench-pipewire bench-python all lib stage install examples tools run test bench bench-framepath test-swift test-abi test-python test-kernel clean
 all: stage
 
 # SwiftPM does not track the header of the [system] module CCamCore
@@ -228,6 +229,23 @@ bench-libcamera: stage
 	BENCH_ROWS=libcamera BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/libcamera
 	@mkdir -p bench/results/raw && cp build/bench/libcamera/guest.jsonl bench/results/raw/libcamera.jsonl
 	@python3 bench/report.py --libcamera bench/results build/bench/libcamera/machine.txt
+
+# The GStreamer rows alone (issue 33; one guest boot, ~2 min): camcoresrc vs
+# GStreamer's v4l2src on vivid 640x480 YUYV at 25 fps, straight into
+# fakesink (sync=false as gst-launch-1.0 runs it, and sync=true) and to I420
+# (camcore converting vs videoconvert), the CPU of the whole process per
+# buffer after a warm-up (bench/c/gst_capture). It uses the staged library
+# and plugin as they are (make stage, which ends with make gst, builds them;
+# not a prerequisite here, so that measuring never rebuilds them), and
+# gstreamer1.0-tools, -plugins-base, -plugins-good. Prints the rows and puts
+# rows 10 into bench/results/RESULTS.md (raw lines: bench/results/raw/gst.jsonl).
+bench-gst:
+	@[ -e $(STAGE)/lib/libcamcore.so.0 ] && [ -e $(GST_STAGED) ] || \
+		{ echo "bench-gst: needs the staged library and GStreamer plugin ($(GST_STAGED)): make stage" >&2; exit 1; }
+	BENCH_SKIP_GUEST=1 BENCH_ONLY_BUILD=1 bash bench/run
+	BENCH_ROWS=gst BENCH_GUEST_SCRIPT=rows_guest.sh bash bench/run_guest.sh $(CURDIR)/build/bench/gst
+	@mkdir -p bench/results/raw && cp build/bench/gst/guest.jsonl bench/results/raw/gst.jsonl
+	@python3 bench/report.py --gst bench/results build/bench/gst/machine.txt
 
 clean:
 	rm -rf .build build

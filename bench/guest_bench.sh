@@ -25,6 +25,11 @@
 #                  gst-launch-1.0 libcamerasrc ! fakesink and cam, CPU per frame
 #                  of each process in the steady stream, and of the whole
 #                  process (guest_lib.sh guest_bench_libcamera)
+#  10 GStreamer    camcoresrc vs v4l2src on vivid 640x480 YUYV, into fakesink
+#                  (sync=false and true) and to I420 (camcore converting vs
+#                  videoconvert on a YUYV-only vivid), CPU of the
+#                  whole process per buffer after a warm-up (bench/c/gst_capture;
+#                  guest_lib.sh guest_bench_gst)
 #
 # env: CAMCORE_REPO, BENCH_RESULTS, CAMCORE_PYTHON; BENCH_RUNS (frame-path
 # runs, default 5), BENCH_FRAMES (default 300), BENCH_QUICK=1 (fewer runs).
@@ -191,6 +196,9 @@ done
 
 # --- 8. end to end: camcore vs ffmpeg, 720p MJPEG -> I420 (v4l2loopback) ----------
 guest_bench_e2e_mjpeg "$small_runs" "$e2e_mjpeg_frames"
+
+# --- 10. GStreamer: camcoresrc vs v4l2src on vivid (issue 33) -----------------------
+guest_bench_gst "$runs" "$frames"
 
 # --- 9. libcamera: camcore vs libcamerasrc and cam on vimc (issue 30) ---------------
 guest_bench_libcamera "$runs" "$frames"

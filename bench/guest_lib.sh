@@ -199,6 +199,86 @@ guest_bench_e2e() {
   done
 }
 
+# gst_cmd SOURCE KIND: sets gst_argv to row 10's pipeline (gst_capture's
+# argument list, the sink named "sink", the source "src") on vivid 0 ($v0),
+# 640x480 at 25 fps (vivid's top rate there; vivid keeps the last rate set):
+#   camcore native  camcoresrc device=… ! YUY2 caps ! fakesink
+#   v4l2 native     v4l2src device=… ! YUY2 caps ! fakesink
+#   camcore i420    camcoresrc device=… ! I420 caps ! fakesink (camcore converts)
+#   v4l2 i420       v4l2src device=… ! YUY2 caps ! videoconvert ! I420 ! fakesink
+#   camcore|v4l2 sync   as native, fakesink sync=true (it waits for each
+#                       buffer's time, as display and network sinks do)
+gst_cmd() {
+  local yuy2=video/x-raw,format=YUY2,width=640,height=480,framerate=25/1
+  local i420=video/x-raw,format=I420,width=640,height=480,framerate=25/1
+  case "$1 $2" in
+    "camcore native") gst_argv=(camcoresrc name=src device="$v0" ! "$yuy2" ! fakesink name=sink) ;;
+    "v4l2 native") gst_argv=(v4l2src name=src device="$v0" ! "$yuy2" ! fakesink name=sink) ;;
+    "camcore i420") gst_argv=(camcoresrc name=src device="$v0" ! "$i420" ! fakesink name=sink) ;;
+    "v4l2 i420") gst_argv=(v4l2src name=src device="$v0" ! "$yuy2" ! videoconvert ! video/x-raw,format=I420 ! fakesink name=sink) ;;
+    "camcore sync") gst_argv=(camcoresrc name=src device="$v0" ! "$yuy2" ! fakesink name=sink sync=true) ;;
+    "v4l2 sync") gst_argv=(v4l2src name=src device="$v0" ! "$yuy2" ! fakesink name=sink sync=true) ;;
+  esac
+}
+
+# gst_run SOURCE KIND FRAMES [NAME RUN]: runs gst_cmd's pipeline under
+# bench/c/gst_capture for FRAMES buffers after gst_warm of them; with NAME
+# and RUN recorded (rec), without them a warm-up run whose output is
+# dropped. The converting pipelines run with bench/c/v4l2_fmt_filter.so
+# preloaded, vivid listing only YUYV (BENCH_V4L2_FORMATS=YUYV): a YUYV
+# webcam, so that camcore converts (vivid's own I420 would be taken
+# instead, no conversion) and v4l2src captures what videoconvert converts.
+gst_run() {
+  local src=$1 kind=$2 n=$3 pre=()
+  gst_cmd "$src" "$kind"
+  [ "$kind" = i420 ] && pre=(env BENCH_V4L2_FORMATS=YUYV LD_PRELOAD="$bin/v4l2_fmt_filter.so")
+  if [ $# -ge 5 ]; then
+    rec "$4" "$5" "${pre[@]}" "$bin/gst_capture" --frames "$n" --warmup "$gst_warm" --timeout 600 -- "${gst_argv[@]}"
+  else
+    "${pre[@]}" "$bin/gst_capture" --frames "$n" --warmup "$gst_warm" --timeout 600 -- "${gst_argv[@]}" >/dev/null 2>>"$errlog" \
+      || say "10. GStreamer: warm-up run of $src $kind failed"
+  fi
+}
+
+# guest_bench_gst RUNS FRAMES: row 10 (issue 33): camcoresrc against
+# GStreamer's own v4l2src on vivid 0, 640x480 YUYV at 25 fps (gst_cmd):
+# straight into fakesink (as gst-launch-1.0 runs it: sync=false, and with
+# sync=true), and to I420 (camcore converting against videoconvert, on a
+# YUYV-only vivid: gst_run). Each run is one process,
+# bench/c/gst_capture, which measures the CPU of the whole process (every
+# thread, getrusage) from the gst_warm-th buffer reaching fakesink over the
+# next FRAMES. Every pipeline first runs once unrecorded (its first run in a
+# boot reads the plugins over 9p), then RUNS rounds with the six
+# interleaved; beside them camcore_capture (the C program, native and
+# --output I420) on the same device, format and rate: the frame path under
+# camcoresrc. The staged plugin (build/prefix/lib/gstreamer-1.0, `make
+# stage` ends with `make gst`) and its own registry in the guest's /tmp.
+guest_bench_gst() {
+  local runs=$1 frames=$2 r src kind e
+  gst_warm=25
+  (
+    export GST_PLUGIN_PATH=$repo/build/prefix/lib/gstreamer-1.0
+    export GST_REGISTRY=/tmp/camcore-bench-gst10-registry.bin
+    [ -x "$bin/gst_capture" ] && [ -e "$bin/v4l2_fmt_filter.so" ] \
+      || { say "10. GStreamer: no $bin/gst_capture or v4l2_fmt_filter.so (bench/run builds them): rows skipped"; exit 0; }
+    for e in camcoresrc v4l2src videoconvert fakesink; do
+      gst-inspect-1.0 "$e" >/dev/null 2>&1 || { say "10. GStreamer: element $e not found (make gst; gstreamer1.0-plugins-good): rows skipped"; exit 0; }
+    done
+    say "10. GStreamer: $runs runs x $frames buffers (after $gst_warm), vivid $v0 640x480 YUYV @ 25 fps: camcoresrc vs v4l2src, into fakesink (sync=false, true) and to I420"
+    for kind in native i420 sync; do for src in camcore v4l2; do gst_run "$src" "$kind" 10; done; done
+    "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 25 --frames 10 --warmup 1 >/dev/null 2>>"$errlog"
+    for r in $(seq 1 "$runs"); do
+      for kind in native i420 sync; do
+        for src in camcore v4l2; do gst_run "$src" "$kind" "$frames" "gst-$src-$kind" "$r"; done
+      done
+      rec gst-capture-native "$r" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 25 \
+          --frames "$frames" --warmup "$gst_warm" --timeout 600
+      rec gst-capture-i420 "$r" "$bin/camcore_capture" --device "$v0" --fourcc YUYV --size 640x480 --fps 25 \
+          --frames "$frames" --warmup "$gst_warm" --output I420 --timeout 600
+    done
+  )
+}
+
 # guest_bench_e2e_mjpeg RUNS FRAMES: row 8 on MJPEG, 1280x720 from
 # v4l2loopback (bench/c/loop_writer.c feeding one fixed 4:2:0 JPEG, as row 2's
 # MJPEG rows), to I420: camcore_capture --output I420 vs ffmpeg -input_format

@@ -9,6 +9,8 @@ beside) and bench/results/ratios.png (a bar plot of the ratios).
   report.py --libcamera RESULTS_DIR MACHINE_TXT   only the libcamera rows (9),
       from RESULTS_DIR/raw/libcamera.jsonl, into the existing RESULTS.md
       (`make bench-libcamera`)
+  report.py --gst RESULTS_DIR MACHINE_TXT   only the GStreamer rows (10), from
+      RESULTS_DIR/raw/gst.jsonl, likewise (`make bench-gst`)
 """
 from __future__ import annotations
 
@@ -428,6 +430,7 @@ def build_rows(host: Results, guest: Results) -> list:
                     "not measured: vivid has no MJPEG, and GStreamer's v4l2src could not allocate buffers on "
                     "v4l2loopback 0.12.7 (tried by hand); a UVC camera would give this row"))
     rows.extend(libcamera_rows(guest))
+    rows.extend(gst_rows(guest))
     return rows
 
 
@@ -523,6 +526,110 @@ def libcamera_rows(guest: Results) -> list:
                         spread=paired("libcamera-camcore", f"libcamera-{tool}", lambda o: o.get("process_cpu_ms"))))
     return rows
 
+
+# 10. GStreamer (guest, issue 33) ----------------------------------------------------
+# camcoresrc against GStreamer's own v4l2src on vivid 0, 640x480 YUYV at 25
+# fps, each pipeline one process under bench/c/gst_capture (the CPU of the
+# whole process per buffer reaching fakesink, after a warm-up;
+# bench/guest_lib.sh guest_bench_gst).
+GST_YUY2 = "video/x-raw,format=YUY2,width=640,height=480,framerate=25/1"
+GST_PIPES = {
+    "native": (f"camcoresrc device=/dev/videoN ! {GST_YUY2} ! fakesink",
+               f"v4l2src device=/dev/videoN ! {GST_YUY2} ! fakesink"),
+    "i420": ("camcoresrc device=/dev/videoN ! video/x-raw,format=I420,width=640,height=480,framerate=25/1 ! fakesink",
+             f"v4l2src device=/dev/videoN ! {GST_YUY2} ! videoconvert ! video/x-raw,format=I420 ! fakesink"),
+    "sync": (f"camcoresrc device=/dev/videoN ! {GST_YUY2} ! fakesink sync=true",
+             f"v4l2src device=/dev/videoN ! {GST_YUY2} ! fakesink sync=true"),
+}
+GST_PER_FRAME = {
+    "native": "camcoresrc: camcore's capture thread wakes from epoll_wait, dequeues the frame and runs the "
+              "session's transmission sink (camcore_frame_retain, a queue of 2, a condition signal); GStreamer's "
+              "streaming thread wakes in create(), wraps the planes in read-only GstMemory with a GstVideoMeta "
+              "and pushes the buffer; when fakesink drops it the destroy notify releases the frame, which with "
+              "vivid's 4 buffers wakes the capture thread again (its eventfd: BufferPool.release wakes it when "
+              "the driver is down to 2 queued buffers) to queue the buffer back. v4l2src: one streaming thread "
+              "polls the device, dequeues into a GstBuffer of its own pool and pushes it; the buffer goes back "
+              "to the pool when fakesink drops it and to the driver at the next create()",
+    "i420": "camcoresrc: camcore converts each YUYV frame to I420 with libyuv (YUY2ToI420) on its capture thread "
+            "and the element hands the converted frame on as above, but the frame it retains is camcore's "
+            "converted copy: the driver's buffer goes back to the driver on the capture thread's own turn, and "
+            "the release from the streaming thread wakes no thread (2 switches a frame, not 3); v4l2src hands the "
+            "YUYV buffer to videoconvert, which converts it into a buffer from its own pool (GStreamer's video "
+            "converter, one thread)",
+    "sync": "as into fakesink with sync=false, and fakesink waits on the pipeline clock until each buffer's "
+            "running time plus the latency the source reports (one frame interval from both sources) before it "
+            "drops it",
+}
+
+
+def gst_rows(guest: Results) -> list:
+    rows = []
+
+    def res(name):
+        return {o["run"]: o["result"] for o in guest.runs.get(name, [])}
+
+    def med(name, key):
+        v = [o[key] for o in res(name).values() if isinstance(o.get(key), (int, float))]
+        return statistics.median(v) if v else None
+
+    def first(name, key):
+        return next((o[key] for o in res(name).values() if o.get(key)), None)
+
+    def paired(a, b, key="cpu_ns_per_frame"):
+        ra, rb = res(a), res(b)
+        return [ra[r][key] / rb[r][key] for r in ra if r in rb and rb[r].get(key)]
+
+    def csw(name):
+        v = med(name, "csw_per_frame")
+        return "?" if v is None else f"{v:.2f}"
+
+    def caps_format(caps):
+        return next((f.split(")")[-1] for f in (caps or "").split(", ") if f.startswith("format=")), "?")
+
+    n = med("gst-camcore-native", "frames")
+    w = med("gst-camcore-native", "warmup")
+    fps = first("gst-camcore-native", "measured_fps")
+    rounds = len(res("gst-camcore-native"))
+    for kind, label in (("native", "vivid 640x480 YUYV @ 25 fps into fakesink"),
+                        ("i420", "vivid 640x480 YUYV @ 25 fps → I420 into fakesink: camcore converting"),
+                        ("sync", "vivid 640x480 YUYV @ 25 fps into fakesink sync=true (waits for each buffer's time)")):
+        cname, vname = f"gst-camcore-{kind}", f"gst-v4l2-{kind}"
+        c, v = med(cname, "cpu_ns_per_frame"), med(vname, "cpu_ns_per_frame")
+        cap = med(f"gst-capture-{'i420' if kind == 'i420' else 'native'}", "cpu_ns_per_frame")
+        cmd_c, cmd_v = GST_PIPES[kind]
+        note = (f"`{cmd_c}` vs `{cmd_v}`"
+                + (", both with vivid listing only YUYV (bench/c/v4l2_fmt_filter.so preloaded, "
+                   "BENCH_V4L2_FORMATS=YUYV: a webcam that sends raw frames as YUYV only; vivid also offers I420 "
+                   "itself, which camcore's negotiation would capture, converting nothing)" if kind == "i420" else "")
+                + f": the CPU of the whole process (getrusage, every thread) from the {int(w) if w else '?'}th "
+                f"buffer reaching fakesink over the next {int(n) if n else '?'}, divided by them "
+                f"(bench/c/gst_capture, one process per run, in-process pipelines as gst-launch-1.0 would build "
+                f"them); median of {rounds} rounds, the six pipelines interleaved. Formats: camcore "
+                f"{first(cname, 'camera_format') or '?'} (driver's > delivered), v4l2src captured "
+                f"{caps_format(first(vname, 'src_caps'))}, fakesink got {caps_format(first(cname, 'sink_caps'))} "
+                f"and {caps_format(first(vname, 'sink_caps'))}; camcoresrc's stats at the end of a run: "
+                f"{(first(cname, 'src_stats') or '?').rstrip(';')}. Context switches per buffer (all threads): camcoresrc "
+                f"{csw(cname)}, v4l2src {csw(vname)}; rate {fps or '?'} fps (guest clock). Per frame: "
+                f"{GST_PER_FRAME[kind]}. The same frames through camcore's C program (bench/c/camcore_capture"
+                f"{' --output I420' if kind == 'i420' else ''}, capturer API, callbacks) cost {us(cap)}. CPU up "
+                f"to the first buffer (loading, registry, negotiation, opening the camera): camcoresrc "
+                f"{ms(med(cname, 'first_buffer_cpu_ms'))}, v4l2src {ms(med(vname, 'first_buffer_cpu_ms'))}")
+        if c is None or v is None:
+            note += "; not measured: the plugin, v4l2src or videoconvert was missing in this run, or its runs failed"
+        rows.append(Row("10 GStreamer (guest)",
+                        f"app CPU per frame, {label}: camcoresrc vs "
+                        + ("v4l2src ! videoconvert" if kind == "i420" else "v4l2src"),
+                        us(c), us(v), div(c, v), "lower", 1.0 if kind == "native" else None, note,
+                        spread=paired(cname, vname)))
+    c, cap = med("gst-camcore-native", "cpu_ns_per_frame"), med("gst-capture-native", "cpu_ns_per_frame")
+    rows.append(Row("10 GStreamer (guest)", "app CPU per frame into fakesink: camcoresrc vs camcore's C program "
+                    "(capturer, callbacks) on the same frames", us(c), us(cap), div(c, cap), "lower", None,
+                    f"what the element and GStreamer add over camcore's frame path: +"
+                    f"{us(None if c is None or cap is None else c - cap)} a frame (the session's transmission sink, "
+                    f"the hand-over to the streaming thread and back, the GstBuffer); v4l2src's whole pipeline costs "
+                    f"{us(med('gst-v4l2-native', 'cpu_ns_per_frame'))}",
+                    spread=paired("gst-camcore-native", "gst-capture-native")))
+    return rows
 
 def fmt_ratio(r):
     return "–" if r is None else f"{r:.3f}"
@@ -795,6 +902,41 @@ reads over 9p) make the clock jump: those rows are the noisiest.
    bench-libcamera` runs only these rows (one guest boot, ~2.5 min) and
    puts them into this file (`bench/report.py --libcamera`; the raw lines
    in `bench/results/raw/libcamera.jsonl`).
+10. **GStreamer** (issue 33) — camcoresrc (the plugin in
+   `bindings/gstreamer`, as `make stage` stages it) against GStreamer's own
+   v4l2src on vivid 0, 640x480 YUYV at 25 fps (vivid's top rate there),
+   six pipelines: `camcoresrc device=/dev/videoN !
+   video/x-raw,format=YUY2,width=640,height=480,framerate=25/1 ! fakesink`
+   and the same with `v4l2src` (the caps filter fixes the same format on
+   both; fakesink's default sync=false, as gst-launch-1.0 runs it: each
+   buffer is dropped as it arrives), the same pair with `fakesink
+   sync=true` (the sink waits for each buffer's time, as display and
+   network sinks do; an info row); and to
+   I420, `camcoresrc … ! video/x-raw,format=I420,width=640,height=480,framerate=25/1
+   ! fakesink` (camcore converts, libyuv) against `v4l2src … ! YUY2 caps !
+   videoconvert ! video/x-raw,format=I420 ! fakesink`. vivid offers I420
+   itself, which camcore's negotiation would capture with no conversion, so
+   the converting pair runs with `bench/c/v4l2_fmt_filter.so` preloaded
+   (`BENCH_V4L2_FORMATS=YUYV`: VIDIOC_ENUM_FMT lists only YUYV, through
+   libc's ioctl and libv4l2's v4l2_ioctl alike), a YUYV-only webcam for both.
+   Each run is one process, `bench/c/gst_capture`, which builds the
+   pipeline from the same description gst-launch-1.0 takes and counts the
+   buffers reaching fakesink with a pad probe: the CPU of the whole process
+   (getrusage RUSAGE_SELF, every thread: camcore's capture thread, the
+   streaming thread, the main thread sleeping on the bus) from the 25th
+   buffer over the next 300, divided by them; start-up, warm-up and stop
+   are left out (the CPU up to the first buffer is in the notes). Every
+   pipeline first runs once unrecorded (its first run in a boot reads the
+   plugins over 9p), with a GStreamer registry of its own in the guest's
+   /tmp; then 3 rounds, the six pipelines interleaved with
+   `bench/c/camcore_capture` (native and `--output I420`) on the same
+   device, format and rate: the frame path under camcoresrc. Median; the
+   paired ratios per round are the spread. gst_capture also reports the
+   context switches per buffer (all threads), the caps on fakesink,
+   camcoresrc's `stats` and its session's format (the driver's and the
+   delivered FourCC), which the notes quote. `make bench-gst` runs only
+   these rows (one guest boot, ~2 min) and puts them into this file
+   (`bench/report.py --gst`; the raw lines in `bench/results/raw/gst.jsonl`).
 """
 
 
@@ -837,13 +979,37 @@ def splice_libcamera(res: str, machine_file: str) -> None:
     put into the RESULTS.md of the last full run in place of its own (table
     rows, notes, this script's method text, an environment line); the other
     rows, their notes and ratios.png stay as they are."""
+    splice(res, machine_file, raw_name="libcamera.jsonl", group="9 libcamera", rows_of=libcamera_rows,
+           label="rows 9 (libcamera)", target="make bench-libcamera",
+           packages=["libcamera0.0.3", "libcamera-ipa", "libcamera-tools", "gstreamer1.0-libcamera",
+                     "gstreamer1.0-tools"],
+           sources=["Sources", "include", "tools"])
+
+
+def splice_gst(res: str, machine_file: str) -> None:
+    """`make bench-gst`: the GStreamer rows (10) from raw/gst.jsonl, as
+    splice_libcamera does for rows 9."""
+    splice(res, machine_file, raw_name="gst.jsonl", group="10 GStreamer", rows_of=gst_rows,
+           label="rows 10 (GStreamer)", target="make bench-gst",
+           packages=["gstreamer1.0-tools", "gstreamer1.0-plugins-base", "gstreamer1.0-plugins-good",
+                     "libgstreamer1.0-0"],
+           sources=["Sources", "include", "bindings/gstreamer"])
+
+
+def splice(res: str, machine_file: str, *, raw_name: str, group: str, rows_of, label: str, target: str,
+           packages: list, sources: list) -> None:
+    """One group of rows from RESULTS_DIR/raw/RAW_NAME put into the
+    RESULTS.md of the last full run in place of its own: the table rows and
+    notes whose group starts with GROUP (where the old ones stood, else at
+    the end), this script's method text, an environment line starting with
+    LABEL; the other rows, their notes and ratios.png stay as they are."""
     import datetime
     import subprocess
-    rows = libcamera_rows(Results(load(os.path.join(res, "raw", "libcamera.jsonl"))))
+    raw = os.path.join(res, "raw", raw_name)
+    rows = rows_of(Results(load(raw)))
     path = os.path.join(res, "RESULTS.md")
     with open(path) as f:
         lines = f.read().split("\n")
-    group = "9 libcamera"
 
     def block(start_pred, item_prefix):
         # [first, end) of the run of lines starting with item_prefix after the line start_pred matches.
@@ -858,12 +1024,14 @@ def splice_libcamera(res: str, machine_file: str) -> None:
 
     def replace(start_pred, item_prefix, own_prefix, new):
         j, k = block(start_pred, item_prefix)
+        own = [n for n in range(j, k) if lines[n].startswith(own_prefix)]
+        at = own[0] - j if own else k - j
         kept = [l for l in lines[j:k] if not l.startswith(own_prefix)]
-        lines[j:k] = kept + new
+        lines[j:k] = kept[:at] + new + kept[at:]
 
     replace(lambda l: l.startswith("|---|"), "| ", f"| {group}", [table_line(r) for r in rows])
     replace(lambda l: l == "## Notes per row", "- **", f"- **{group}", [note_line(r) for r in rows if r.note])
-    # The method text: this script's own, which describes row 9 too.
+    # The method text: this script's own, which describes these rows too.
     i = lines.index("## How each number is measured")
     j = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")), len(lines))
     lines[i:j] = METHOD.split("\n")
@@ -871,23 +1039,22 @@ def splice_libcamera(res: str, machine_file: str) -> None:
         machine = open(machine_file).read().strip()
     except OSError:
         machine = "?"
-    pk = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}, ", "libcamera0.0.3", "libcamera-ipa",
-                         "libcamera-tools", "gstreamer1.0-libcamera", "gstreamer1.0-tools"],
+    pk = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}, ", *packages],
                         capture_output=True, text=True).stdout.strip().rstrip(",")
     # When the raw lines were written (the run), and the tree that was staged.
-    raw = os.path.join(res, "raw", "libcamera.jsonl")
     when = datetime.datetime.fromtimestamp(os.path.getmtime(raw)) if os.path.exists(raw) else datetime.datetime.now()
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     def git(*a):
         return subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True).stdout.strip()
     head = git("rev-parse", "--short", "HEAD") or "?"
-    dirty = git("status", "--porcelain", "--", "Sources", "include", "tools")
-    tree = f"camcore {head}" + (" with uncommitted changes under Sources/, include/ or tools/" if dirty else "")
-    env = (f"- rows 9 (libcamera) from `make bench-libcamera` on {when:%Y-%m-%d %H:%M} ({tree}), its own guest "
+    dirty = git("status", "--porcelain", "--", *sources)
+    where = ", ".join(f"{d}/" for d in sources[:-1]) + f" or {sources[-1]}/"
+    tree = f"camcore {head}" + (f" with uncommitted changes under {where}" if dirty else "")
+    env = (f"- {label} from `{target}` on {when:%Y-%m-%d %H:%M} ({tree}), its own guest "
            f"boot ({machine}); packages: {pk}")
     if "## Environment" in lines:
-        replace(lambda l: l == "## Environment", "- ", "- rows 9 (libcamera)", [env])
+        replace(lambda l: l == "## Environment", "- ", f"- {label}", [env])
     else:
         lines.extend(["## Environment", "", env])
     with open(path, "w") as f:
@@ -899,6 +1066,9 @@ def splice_libcamera(res: str, machine_file: str) -> None:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--libcamera":
         splice_libcamera(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "")
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--gst":
+        splice_gst(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "")
         return
     res = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results")
     raw = os.path.join(res, "raw")
