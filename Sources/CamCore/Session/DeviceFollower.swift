@@ -93,7 +93,9 @@ final class DeviceFollower: @unchecked Sendable {
         announce(.connected(d))
         let back = returnsToReconnectedDevice && d.id == lostDeviceID
         guard (device == nil && d.type != .infrared) || back else { return false }
-        lostDeviceID = nil
+        // A stand-in that arrives while the session has none is taken, and
+        // the lost device is still returned to when it comes back (S25).
+        if back { lostDeviceID = nil }
         return true
     }
 

@@ -48,6 +48,21 @@ struct DeviceFollowerTests {
         #expect(told == ["i", "x"])
     }
 
+    @Test func test_S25_a_stand_in_arriving_first_does_not_replace_the_return() {
+        // Two cameras both gone (e.g. a hub): the session has none. The other
+        // one comes back first and is taken; the lost one, back later, is
+        // returned to.
+        let a = Self.d("a"), b = Self.d("b")
+        let f = DeviceFollower(device: a)
+        #expect(f.removed(a, announce: { _ in }))
+        #expect(f.lost(a, available: []) == nil && f.device == nil)
+        #expect(f.added(b, announce: { _ in }))     // no device: take b
+        f.use(b)
+        #expect(f.added(a, announce: { _ in }))     // a is back: return to it
+        f.use(a)
+        #expect(!f.added(b, announce: { _ in }))    // and nothing more to return to
+    }
+
     @Test func test_S44_listing_puts_infrared_after_colour_and_default_skips_it() {
         let colour = Self.d("c", .front), ir = Self.ir("i"), ext = Self.d("x", .external)
         var synth = Self.d("synthetic:0")
