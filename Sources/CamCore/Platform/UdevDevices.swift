@@ -36,28 +36,43 @@ enum UdevDevices {
     /// Every video4linux node with a device node, sorted by node path
     /// (/dev/video2 before /dev/video10). Empty when udev is unavailable.
     static func videoNodes() -> [UdevNode] {
-        guard let udev = udev_new() else { return [] }
+        var out: [UdevNode] = []
+        eachVideoDevice(under: nil) { dev in
+            // A node udev is still setting up has no ID_PATH yet, so its
+            // id would differ from the final one: skip it until ready
+            // (the monitor reports it then). Without udevd nothing is
+            // "initialized": take every node.
+            let ready = udev_device_get_is_initialized(dev) > 0 || !udevRunning
+            if ready, let node = describe(dev) { out.append(node) }
+        }
+        return out.sorted { nodeOrder($0.devnode, $1.devnode) }
+    }
+
+    /// Calls `body` with each video4linux device udev knows, below the
+    /// device at sysfs path `parent` when given (nothing when that path is
+    /// gone); the one walk both listings share.
+    private static func eachVideoDevice(under parent: String?, _ body: (OpaquePointer) -> Void) {
+        guard let udev = udev_new() else { return }
         defer { udev_unref(udev) }
-        guard let en = udev_enumerate_new(udev) else { return [] }
+        guard let en = udev_enumerate_new(udev) else { return }
         defer { udev_enumerate_unref(en) }
         udev_enumerate_add_match_subsystem(en, "video4linux")
-        udev_enumerate_scan_devices(en)
-        var out: [UdevNode] = []
+        if let parent {
+            guard let p = udev_device_new_from_syspath(udev, parent) else { return }
+            defer { udev_device_unref(p) }
+            udev_enumerate_add_match_parent(en, p)
+            udev_enumerate_scan_devices(en)
+        } else {
+            udev_enumerate_scan_devices(en)
+        }
         var entry = udev_enumerate_get_list_entry(en)
         while let e = entry {
-            if let sp = udev_list_entry_get_name(e),
-               let dev = udev_device_new_from_syspath(udev, sp) {
-                // A node udev is still setting up has no ID_PATH yet, so its
-                // id would differ from the final one: skip it until ready
-                // (the monitor reports it then). Without udevd nothing is
-                // "initialized": take every node.
-                let ready = udev_device_get_is_initialized(dev) > 0 || !udevRunning
-                if ready, let node = describe(dev) { out.append(node) }
+            if let sp = udev_list_entry_get_name(e), let dev = udev_device_new_from_syspath(udev, sp) {
+                body(dev)
                 udev_device_unref(dev)
             }
             entry = udev_list_entry_get_next(e)
         }
-        return out.sorted { nodeOrder($0.devnode, $1.devnode) }
     }
 
     /// The node at this sysfs path, if it is still there (and ready, as in
@@ -75,23 +90,9 @@ enum UdevDevices {
     /// sysfs path `usbDevice`, ready in udev or not (a sibling function
     /// probed while udev still handles the others), in node order.
     static func videoNodes(onUSBDevice usbDevice: String) -> [String] {
-        guard let udev = udev_new() else { return [] }
-        defer { udev_unref(udev) }
-        guard let parent = udev_device_new_from_syspath(udev, usbDevice) else { return [] }
-        defer { udev_device_unref(parent) }
-        guard let en = udev_enumerate_new(udev) else { return [] }
-        defer { udev_enumerate_unref(en) }
-        udev_enumerate_add_match_subsystem(en, "video4linux")
-        udev_enumerate_add_match_parent(en, parent)
-        udev_enumerate_scan_devices(en)
         var out: [String] = []
-        var entry = udev_enumerate_get_list_entry(en)
-        while let e = entry {
-            if let sp = udev_list_entry_get_name(e), let dev = udev_device_new_from_syspath(udev, sp) {
-                if let dn = udev_device_get_devnode(dev) { out.append(String(cString: dn)) }
-                udev_device_unref(dev)
-            }
-            entry = udev_list_entry_get_next(e)
+        eachVideoDevice(under: usbDevice) { dev in
+            if let dn = udev_device_get_devnode(dev) { out.append(String(cString: dn)) }
         }
         return out.sorted(by: nodeOrder)
     }
