@@ -468,13 +468,18 @@ static int session_retired(camcore_session *s)
     return camcore_session_get_state(s, &st) == CAMCORE_E_STATE;
 }
 
+/* The same for a capturer, asked with a call that changes nothing (a stop
+ * here would end the stream itself and hide a capturer that was not muted). */
 static int capturer_retired(camcore_capturer *cap)
 {
+    camcore_capture_stats st;
     uint64_t end = now_ns() + 5000000000ull;
 
-    while (camcore_capturer_stop(cap) != CAMCORE_E_STATE && now_ns() < end)
+    memset(&st, 0, sizeof st);
+    st.struct_size = sizeof st;
+    while (camcore_capturer_get_stats(cap, &st) != CAMCORE_E_STATE && now_ns() < end)
         sleep_ms(5);
-    return camcore_capturer_stop(cap) == CAMCORE_E_STATE && camcore_capturer_is_streaming(cap) == 0;
+    return camcore_capturer_get_stats(cap, &st) == CAMCORE_E_STATE && camcore_capturer_is_streaming(cap) == 0;
 }
 
 static int child_manager_free_inside_callbacks(void)
